@@ -1,0 +1,32 @@
+/*
+ * cronexpr.h -- cron expressions and their firing instants in a time zone.
+ *
+ * Five fields "minute hour day-of-month month day-of-week", or six with
+ * seconds first, or a macro (@hourly ... @yearly, @reboot).  Fields match
+ * the local wall clock of a zone; nominal local times that do not exist or
+ * exist twice are resolved by an explicit gap and fold policy (tz.h).
+ */
+#ifndef TICKD_CRONEXPR_H
+#define TICKD_CRONEXPR_H
+
+#include <stdint.h>
+
+#include "tz.h"
+
+/* Instants and local times are kept below year 10000. */
+#define CRONEXPR_TIME_LIMIT	INT64_C(253402300800)
+
+struct cronexpr;
+
+struct cronexpr	*cronexpr_parse(const char *, char **);
+void		 cronexpr_free(struct cronexpr *);
+const char	*cronexpr_text(const struct cronexpr *);
+int		 cronexpr_is_reboot(const struct cronexpr *);
+int		 cronexpr_has_seconds(const struct cronexpr *);
+void		 cronexpr_policy(const struct cronexpr *, enum tz_gap *,
+		     enum tz_fold *);
+int		 cronexpr_next(const struct cronexpr *, const struct tz *,
+		     enum tz_gap, enum tz_fold, int64_t, int64_t *);
+int		 cronexpr_match_local(const struct cronexpr *, int64_t);
+
+#endif /* TICKD_CRONEXPR_H */

@@ -1,0 +1,161 @@
+/*
+ * schedule.c -- parse a job's schedule and compute its instants.
+ *
+ * Three forms: a cron expression or macro (cronexpr.c), "every DURATION"
+ * and "after DURATION" (duration.c).  Fixed-rate instants are the
+ * multiples of the interval since the Unix epoch, so they are the same
+ * across restarts and reloads and need no stored anchor ("every 1d" fires
+ * at 00:00 UTC, not local midnight: use "@daily" for that).  Fixed-delay
+ * instants depend on when the previous run ended, which only the daemon
+ * knows; schedule_after_next() does their arithmetic.
+ *
+ * DIAGNOSTICS: schedule_parse returns NULL with *cause set; schedule_next
+ * returns -1 when there is no next instant.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cronexpr.h"
+#include "duration.h"
+#include "schedule.h"
+#include "xmalloc.h"
+
+struct schedule {
+	enum schedule_kind	 kind;
+	struct cronexpr		*cron;		/* SCHEDULE_CRON, _REBOOT */
+	int64_t			 interval;	/* _EVERY, _AFTER: seconds */
+	char			*text;
+};
+
+/* If text starts with word and a blank, the rest after blanks, else NULL. */
+static const char *
+schedule_keyword(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncasecmp(text, word, n) != 0 ||
+	    (text[n] != ' ' && text[n] != '\t'))
+		return NULL;
+	text += n;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	return text;
+}
+
+/*
+ * Parse a schedule.  Returns a new schedule (caller frees with
+ * schedule_free), or NULL with *cause set.
+ */
+struct schedule *
+schedule_parse(const char *text, char **cause)
+{
+	struct schedule	*s = xcalloc(1, sizeof *s);
+	const char	*rest;
+	char		*why = NULL;
+
+	while (isspace((unsigned char)*text))
+		text++;
+	s->text = xstrdup(text);
+	if ((rest = schedule_keyword(text, "every")) != NULL ||
+	    (rest = schedule_keyword(text, "after")) != NULL) {
+		s->kind = tolower((unsigned char)text[0]) == 'e' ?
+		    SCHEDULE_EVERY : SCHEDULE_AFTER;
+		if (duration_parse(rest, &s->interval, &why) == -1) {
+			*cause = xasprintf("%s: %s", s->kind ==
+			    SCHEDULE_EVERY ? "every" : "after", why);
+			free(why);
+			goto fail;
+		}
+		if (s->interval == 0) {
+			*cause = xasprintf("%s: the interval must be at least "
+			    "1s", s->kind == SCHEDULE_EVERY ? "every" : "after");
+			goto fail;
+		}
+		return s;
+	}
+	if ((s->cron = cronexpr_parse(text, cause)) == NULL)
+		goto fail;
+	s->kind = cronexpr_is_reboot(s->cron) ? SCHEDULE_REBOOT :
+	    SCHEDULE_CRON;
+	return s;
+
+fail:
+	schedule_free(s);
+	return NULL;
+}
+
+/* Free a schedule; NULL is allowed. */
+void
+schedule_free(struct schedule *s)
+{
+	if (s == NULL)
+		return;
+	cronexpr_free(s->cron);
+	free(s->text);
+	free(s);
+}
+
+/* The kind of schedule. */
+enum schedule_kind
+schedule_kind(const struct schedule *s)
+{
+	return s->kind;
+}
+
+/* The schedule's text as written. */
+const char *
+schedule_text(const struct schedule *s)
+{
+	return s->text;
+}
+
+/* The cron expression of a cron or @reboot schedule, else NULL. */
+const struct cronexpr *
+schedule_cron(const struct schedule *s)
+{
+	return s->cron;
+}
+
+/* The interval of an "every" or "after" schedule in seconds, else 0. */
+int64_t
+schedule_interval(const struct schedule *s)
+{
+	return s->interval;
+}
+
+/*
+ * The first instant strictly after `after` for a cron or fixed-rate
+ * schedule.  Returns 0 with *out set, or -1 if there is none (fixed-delay
+ * and @reboot schedules have no calendar of instants).
+ */
+int
+schedule_next(const struct schedule *s, const struct tz *z, enum tz_gap gap,
+    enum tz_fold fold, int64_t after, int64_t *out)
+{
+	int64_t q;
+
+	switch (s->kind) {
+	case SCHEDULE_CRON:
+		return cronexpr_next(s->cron, z, gap, fold, after, out);
+	case SCHEDULE_EVERY:
+		/* The next multiple of the interval, rounding down first. */
+		q = after / s->interval - (after % s->interval < 0);
+		if (q >= CRONEXPR_TIME_LIMIT / s->interval)
+			return -1;
+		*out = (q + 1) * s->interval;
+		return 0;
+	case SCHEDULE_AFTER:
+	case SCHEDULE_REBOOT:
+	default:
+		return -1;
+	}
+}
+
+/* The instant a fixed-delay schedule fires after a run that ended at end. */
+int64_t
+schedule_after_next(const struct schedule *s, int64_t end)
+{
+	return end + s->interval;
+}
