@@ -99,7 +99,7 @@ void
 civil_split(int64_t secs, struct civil *c)
 {
 	int64_t	days = civil_floor_div(secs, CIVIL_SECS_PER_DAY);
-	int64_t	sod = secs - days * CIVIL_SECS_PER_DAY;
+	int64_t	sod = civil_floor_mod(secs, CIVIL_SECS_PER_DAY);
 
 	civil_date_from_days(days, &c->year, &c->month, &c->day);
 	c->hour = (int)(sod / 3600);

@@ -223,7 +223,7 @@ static int
 cronexpr_item(struct cronexpr_pf *pf, struct cronexpr *e, uint64_t *bits)
 {
 	const char	*s = pf->item, *end = pf->item + pf->itemlen;
-	int		 lo, hi, step = 1, k;
+	int		 lo, hi, step = 1, k, range = 0;
 
 	if (pf->f == F_DOM && pf->itemlen == 1 && (*s == 'L' || *s == 'l')) {
 		e->dom_last = 1;
@@ -262,6 +262,7 @@ cronexpr_item(struct cronexpr_pf *pf, struct cronexpr *e, uint64_t *bits)
 		}
 		if (s < end && *s == '-') {
 			s++;
+			range = 1;
 			if (cronexpr_value(pf, &s, end, &hi) == -1)
 				return -1;
 			if (hi < lo)
@@ -271,7 +272,8 @@ cronexpr_item(struct cronexpr_pf *pf, struct cronexpr *e, uint64_t *bits)
 		}
 		if (s < end && *s == '/') {
 			s++;
-			if (hi == lo)	/* A/S: A through the maximum */
+			/* A/S runs through the maximum; A-A/S is just A. */
+			if (!range)
 				hi = cronexpr_fields[pf->f].hi;
 			if (cronexpr_step(pf, &s, end, &step) == -1)
 				return -1;
@@ -292,7 +294,7 @@ cronexpr_field(struct cronexpr *e, enum cronexpr_field f, const char *s,
 {
 	struct cronexpr_pf	 pf = { f, s, (size_t)(end - s), cause };
 	uint64_t		 bits = 0;
-	const char		*comma;
+	const char		*comma, *field = s;
 
 	if (end - s == 1 && *s == '?') {
 		if (f != F_DOM && f != F_DOW)
@@ -317,9 +319,10 @@ cronexpr_field(struct cronexpr *e, enum cronexpr_field f, const char *s,
 		pf.item = s;
 		pf.itemlen = (size_t)((comma ? comma : end) - s);
 		if (pf.itemlen == 0) {
-			*cause = xasprintf("%s field: empty list item",
-			    cronexpr_fields[f].name);
-			return -1;
+			/* No item to quote: quote the whole field. */
+			pf.item = field;
+			pf.itemlen = (size_t)(end - field);
+			return cronexpr_perr(&pf, "has an empty list item");
 		}
 		if (cronexpr_item(&pf, e, &bits) == -1)
 			return -1;
@@ -737,8 +740,10 @@ cronexpr_next(const struct cronexpr *e, const struct tz *z, enum tz_gap gap,
 	for (;;) {
 		/* Matches inside period p, from instant t on. */
 		lo = t + p.utoff;
-		hi = p.end >= CRONEXPR_TIME_LIMIT ? CRONEXPR_TIME_LIMIT :
-		    p.end + p.utoff;
+		hi = (p.end < CRONEXPR_TIME_LIMIT ? p.end :
+		    CRONEXPR_TIME_LIMIT) + p.utoff;
+		if (hi > CRONEXPR_TIME_LIMIT)	/* local time has a limit too */
+			hi = CRONEXPR_TIME_LIMIT;
 		while (cronexpr_local_next(e, lo, hi, &m) == 0) {
 			if (cronexpr_fold_ok(z, &p, m, m - p.utoff, fold)) {
 				*out = m - p.utoff;

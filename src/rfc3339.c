@@ -6,7 +6,8 @@
  * which keeps "strictly after" comparisons exact for whole-second
  * instants.  A leap second (:60) counts as the next second.  Writing gives
  * "2027-03-14T03:00:00-04:00"; an offset with seconds (local mean time
- * before 1900) is written +HH:MM:SS, which RFC 3339 cannot express.
+ * before 1900) is written +HH:MM:SS, which RFC 3339 cannot express; it is
+ * read back too.
  *
  * DIAGNOSTICS: rfc3339_parse returns -1 with *cause set.
  */
@@ -38,7 +39,7 @@ int
 rfc3339_parse(const char *text, int64_t *out, char **cause)
 {
 	const char	*s = text;
-	int		 y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 1;
+	int		 y, mo, d, h, mi, sec, oh = 0, om = 0, os = 0, sign = 1;
 
 	if ((y = rfc3339_digits(&s, 4)) == -1 || *s++ != '-' ||
 	    (mo = rfc3339_digits(&s, 2)) == -1 || *s++ != '-' ||
@@ -61,17 +62,20 @@ rfc3339_parse(const char *text, int64_t *out, char **cause)
 		if ((oh = rfc3339_digits(&s, 2)) == -1 || *s++ != ':' ||
 		    (om = rfc3339_digits(&s, 2)) == -1)
 			goto bad;
+		/* +HH:MM:SS, as written for local mean time offsets. */
+		if (*s == ':' && (s++, (os = rfc3339_digits(&s, 2)) == -1))
+			goto bad;
 	} else
 		goto bad;
 	if (*s != '\0')
 		goto bad;
 	if (mo < 1 || mo > 12 || d < 1 || d > civil_days_in_month(y, mo) ||
-	    h > 23 || mi > 59 || sec > 60 || oh > 23 || om > 59) {
+	    h > 23 || mi > 59 || sec > 60 || oh > 23 || om > 59 || os > 59) {
 		*cause = xasprintf("\"%s\": date or time out of range", text);
 		return -1;
 	}
 	*out = civil_days_from_date(y, mo, d) * CIVIL_SECS_PER_DAY +
-	    h * 3600 + mi * 60 + sec - sign * (oh * 3600 + om * 60);
+	    h * 3600 + mi * 60 + sec - sign * (oh * 3600 + om * 60 + os);
 	return 0;
 
 bad:

@@ -29,14 +29,17 @@ struct schedule {
 	char			*text;
 };
 
-/* If text starts with word and a blank, the rest after blanks, else NULL. */
+/*
+ * If text is word, alone or followed by blanks, the rest after the
+ * blanks (possibly empty), else NULL.
+ */
 static const char *
 schedule_keyword(const char *text, const char *word)
 {
 	size_t n = strlen(word);
 
 	if (strncasecmp(text, word, n) != 0 ||
-	    (text[n] != ' ' && text[n] != '\t'))
+	    (text[n] != ' ' && text[n] != '\t' && text[n] != '\0'))
 		return NULL;
 	text += n;
 	while (*text == ' ' || *text == '\t')
@@ -54,14 +57,26 @@ schedule_parse(const char *text, char **cause)
 	struct schedule	*s = xcalloc(1, sizeof *s);
 	const char	*rest;
 	char		*why = NULL;
+	size_t		 len;
 
 	while (isspace((unsigned char)*text))
 		text++;
-	s->text = xstrdup(text);
+	len = strlen(text);
+	while (len > 0 && isspace((unsigned char)text[len - 1]))
+		len--;
+	s->text = xstrndup(text, len);
+	text = s->text;
 	if ((rest = schedule_keyword(text, "every")) != NULL ||
 	    (rest = schedule_keyword(text, "after")) != NULL) {
 		s->kind = tolower((unsigned char)text[0]) == 'e' ?
 		    SCHEDULE_EVERY : SCHEDULE_AFTER;
+		if (*rest == '\0') {
+			*cause = xasprintf("%s: needs a duration, e.g. \"%s "
+			    "15m\"", s->kind == SCHEDULE_EVERY ? "every" :
+			    "after", s->kind == SCHEDULE_EVERY ? "every" :
+			    "after");
+			goto fail;
+		}
 		if (duration_parse(rest, &s->interval, &why) == -1) {
 			*cause = xasprintf("%s: %s", s->kind ==
 			    SCHEDULE_EVERY ? "every" : "after", why);
@@ -142,8 +157,8 @@ schedule_next(const struct schedule *s, const struct tz *z, enum tz_gap gap,
 	case SCHEDULE_EVERY:
 		/* The next multiple of the interval, rounding down first. */
 		q = after / s->interval - (after % s->interval < 0);
-		if (q >= CRONEXPR_TIME_LIMIT / s->interval)
-			return -1;
+		if (q + 1 > (CRONEXPR_TIME_LIMIT - 1) / s->interval)
+			return -1;	/* the next one is at year 10000 */
 		*out = (q + 1) * s->interval;
 		return 0;
 	case SCHEDULE_AFTER:

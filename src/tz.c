@@ -315,13 +315,16 @@ tz_rule_day(const struct tz_rule_date *d, int64_t y)
  * The period of the footer rule containing t.  The changes of the years
  * around t are sorted; ties keep generation order, so a rule whose DST
  * "ends" exactly when the next year's starts (permanent DST) has no
- * change there.  The caller clamps start to the last explicit transition.
+ * change there.  A change may fall up to 167 hours outside its own year
+ * (RFC 8536 3.3.1), so two years either side are taken: the state before
+ * them, guessed from the first change, is settled before t's year.  The
+ * caller clamps start to the last explicit transition.
  */
 static void
 tz_rule_period(const struct tz *z, int64_t t, struct tz_period *p)
 {
 	const struct tz_rule	*r = &z->rule;
-	struct { int64_t at; int on; } ev[6], tmp;
+	struct { int64_t at; int on; } ev[10], tmp;
 	int64_t			 y;
 	int			 n = 0, i, j, state, prev;
 
@@ -336,7 +339,7 @@ tz_rule_period(const struct tz *z, int64_t t, struct tz_period *p)
 
 	civil_date_from_days(civil_floor_div(t + r->std_off,
 	    CIVIL_SECS_PER_DAY), &y, &i, &j);
-	for (y = y - 1, i = 0; i < 3; i++, y++) {
+	for (y = y - 2, i = 0; i < 5; i++, y++) {
 		ev[n].at = tz_rule_day(&r->start, y) * CIVIL_SECS_PER_DAY +
 		    r->start.time - r->std_off;
 		ev[n++].on = 1;
@@ -755,8 +758,13 @@ tz_load_mem(const char *name, const void *data, size_t len, char **cause)
 			goto bad;
 	}
 
-	/* Version 2+: "\n<POSIX TZ string>\n" after the data. */
-	if (tsize == 8 && b.left > 0) {
+	/*
+	 * Version 2+: "\n<POSIX TZ string>\n" after the data.  The footer
+	 * is required (RFC 8536 3.3; the string may be empty): a file cut
+	 * just before it would otherwise load and keep its last type for
+	 * ever, e.g. CEST since 1996 for a slim Europe/Berlin.
+	 */
+	if (tsize == 8) {
 		what = "bad footer";
 		if (tz_buf_take(&b, 1, &ft) == -1 || ft[0] != '\n' ||
 		    (nl = memchr(b.p, '\n', b.left)) == NULL)

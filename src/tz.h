@@ -9,7 +9,8 @@
  *
  * Times are int64_t seconds.  An "instant" is a Unix time (UTC); a "local"
  * time counts civil seconds of the zone's wall clock since 1970-01-01 (see
- * civil.h).  Converting local to UTC yields zero instants (the local time
+ * civil.h).  Conversions are defined for |t| < 2^62 (years within about
+ * +-1.4e11); callers keep far inside that (cron instants stop at 9999).  Converting local to UTC yields zero instants (the local time
  * falls in a gap, e.g. 02:30 on a spring-forward night), one, or two (a
  * fold, e.g. 01:30 on an autumn night).
  */
