@@ -76,7 +76,8 @@ ctl_next_exec(int argc, char **argv)
 	long		 count = 5, i;
 	int		 ch, rc = CTL_EXIT_USAGE;
 
-	while ((ch = getopt_long(argc, argv, "+n:h", longopts, NULL)) != -1) {
+	opterr = 0;		/* our own one-line messages */
+	while ((ch = getopt_long(argc, argv, "+:n:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e':
 			expr = optarg;
@@ -112,9 +113,13 @@ ctl_next_exec(int argc, char **argv)
 			(void)printf("usage: tickctl next %s\n",
 			    ctl_next_cmd.usage);
 			return CTL_EXIT_OK;
+		case ':':
+			ctl_error("next: %s needs a value (see tickctl next "
+			    "--help)", argv[optind - 1]);
+			return CTL_EXIT_USAGE;
 		default:
-			(void)fprintf(stderr, "usage: tickctl next %s\n",
-			    ctl_next_cmd.usage);
+			ctl_error("next: unknown option \"%s\" (see tickctl "
+			    "next --help)", argv[optind - 1]);
 			return CTL_EXIT_USAGE;
 		}
 	}

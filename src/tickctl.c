@@ -58,6 +58,7 @@ main(int argc, char **argv)
 	int	ch;
 
 	/* '+': stop at the command name; its options are its own. */
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -67,7 +68,8 @@ main(int argc, char **argv)
 			(void)printf("tickctl %s\n", TICKD_VERSION);
 			return CTL_EXIT_OK;
 		default:
-			ctl_usage(stderr);
+			ctl_error("unknown option \"%s\" (try tickctl --help)",
+			    argv[optind - 1]);
 			return CTL_EXIT_USAGE;
 		}
 	}

@@ -1,0 +1,328 @@
+# lib.sh -- helpers for integration tests (sourced by tests/integration/t_*.sh).
+#
+# Each test runs from the repository root with TICKCTL and TICKD set to the
+# binaries under test (tests/run.sh passes them).  A test prints what it
+# checks, calls fail on the first wrong result, and exits 0 when done
+# (77 to skip).
+set -u
+: "${TICKCTL:=$PWD/build/tickctl}"
+: "${TICKD:=$PWD/build/tickd}"
+FIXTURES=$PWD/tests/data/tzif/fat
+checks=0
+
+failures=
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	failures="$failures
+FAIL: $*"
+	exit 1
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	checks=$((checks + 1))
+	[ "$2" = "$3" ] || fail "$1: got [$2], want [$3]"
+}
+
+# expect_match WHAT TEXT GLOB
+expect_match() {
+	checks=$((checks + 1))
+	case $2 in
+	$3) ;;
+	*) fail "$1: [$2] does not match [$3]" ;;
+	esac
+}
+
+# run_cmd CMD...: runs CMD, sets $out, $err and $rc.
+run_cmd() {
+	_o=$(mktemp) _e=$(mktemp)
+	"$@" >"$_o" 2>"$_e"
+	rc=$?
+	out=$(cat "$_o")
+	err=$(cat "$_e")
+	rm -f "$_o" "$_e"
+}
+
+done_ok() {
+	if [ "${soft_failed:-0}" -gt 0 ]; then
+		echo "$soft_failed checks failed, $checks passed" >&2
+		exit 1
+	fi
+	echo "$checks checks passed"
+	exit 0
+}
+
+# --- daemon tests -----------------------------------------------------------
+#
+# A daemon test calls setup, writes job files with write_job, starts the
+# daemon with daemon_start and asserts on the database (sql), the files its
+# jobs write and the log.  The EXIT trap kills the daemon and whatever its
+# jobs left running, prints the end of the log if the test failed, and
+# removes the directory.  Variables set by setup:
+#   dir	the test's directory (tickd.conf, jobs.d/, state/, tickd.log)
+#   jobs	$dir/jobs.d
+#   db	$dir/state/tickd.db
+#   log	$dir/tickd.log (the daemon's stderr, appended by each start)
+# and by daemon_start: tickd_pid.  KEEP=1 in the environment keeps the
+# directory for a post-mortem.  Job commands hold $dir in their text, and
+# each job leads its own process group: that is how the trap finds what a
+# test left running, and nothing else.
+
+# Deadlines are stretched under the sanitizers (build/san): only failing
+# waits ever run into them.
+slow=1
+case $TICKD in */san/*) slow=3 ;; esac
+soft_failed=0
+tickd_pid=
+# The system's python3 (a pyenv shim in PATH takes a second to start).
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3)
+
+# now: the Unix time in seconds.
+now() { date +%s; }
+
+# soft_fail MESSAGE: report a failed check but carry on (for checks placed
+# after the main ones, so one bug does not hide another); done_ok then
+# exits 1.
+soft_fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	failures="$failures
+FAIL: $*"
+	soft_failed=$((soft_failed + 1))
+}
+
+# wait_for DESC SECONDS CMD...: run CMD every 50 ms until it succeeds; fail
+# with DESC after SECONDS (times $slow).  For an expression, pass
+# eval '...'.
+wait_for() {
+	_wf_desc=$1 _wf_end=$(($(now) + $2 * slow))
+	shift 2
+	until "$@"; do
+		[ "$(now)" -le "$_wf_end" ] ||
+		    fail "timed out waiting for $_wf_desc"
+		sleep 0.05
+	done
+	checks=$((checks + 1))
+}
+
+# wait_until EPOCH: let time pass on purpose until the wall clock reaches
+# EPOCH (used where a test needs instants to go by, e.g. downtime).
+wait_until() {
+	while [ "$(now)" -lt "$1" ]; do
+		sleep 0.05
+	done
+}
+
+# lines FILE: how many lines FILE has (0 if it does not exist).
+lines() {
+	if [ -f "$1" ]; then
+		wc -l <"$1"
+	else
+		echo 0
+	fi
+}
+
+# sql QUERY: run QUERY on the daemon's database (WAL: fine while it runs).
+sql() {
+	sqlite3 -batch -cmd '.timeout 5000' "$db" "$1"
+}
+
+# log_has TEXT: whether the log holds a line containing TEXT (fixed string).
+log_has() {
+	grep -qF -- "$1" "$log" 2>/dev/null
+}
+
+# log_count TEXT: how many lines of the log contain TEXT.
+log_count() {
+	grep -cF -- "$1" "$log" 2>/dev/null
+}
+
+# expect_runs_match FILE WHERE: FILE (one TICKD_RUN_ID per line, written by
+# jobs) and the runs table agree: no line twice, each line a run matching
+# the SQL condition WHERE, and each succeeded run matching it in FILE.
+expect_runs_match() {
+	expect_eq "$1: no run id twice" "$(sort "$1" 2>/dev/null | uniq -d)" ""
+	for _id in $(cat "$1" 2>/dev/null); do
+		expect_eq "$1: $_id is a run" "$(sql "SELECT count(*) FROM runs
+		    WHERE run_id = '$_id' AND ($2)")" 1
+	done
+	for _id in $(sql "SELECT run_id FROM runs WHERE status = 'succeeded'
+	    AND ($2)"); do
+		expect_eq "$1: run $_id is there" "$(grep -cxF "$_id" "$1")" 1
+	done
+}
+
+# expect_accounted JOB [WHAT]: from JOB's first run to its last, every
+# instant of an every-second job is exactly one run or counted in exactly
+# one decision (both sides read in one query: the daemon may be running).
+expect_accounted() {
+	expect_eq "$1: every instant accounted for${2:+ ($2)}" "$(sql "SELECT
+	    (SELECT count(*) FROM runs WHERE job = '$1') +
+	    (SELECT coalesce(sum(count), 0) FROM decisions WHERE job = '$1' AND
+	    first_at >= (SELECT min(scheduled_at) FROM runs WHERE job = '$1') AND
+	    last_at <= (SELECT max(scheduled_at) FROM runs WHERE job = '$1'))
+	    - (SELECT max(scheduled_at) - min(scheduled_at) + 1 FROM runs
+	    WHERE job = '$1')")" 0
+	expect_eq "$1: no run inside a decision's range${2:+ ($2)}" "$(sql "SELECT
+	    count(*) FROM runs r JOIN decisions d ON d.job = r.job WHERE
+	    r.job = '$1' AND r.scheduled_at BETWEEN d.first_at AND d.last_at")" 0
+}
+
+# at_cron EPOCH: a 6-field cron expression that fires at EPOCH (UTC) and
+# then only a year later: a one-shot schedule for a test.
+at_cron() {
+	date -u -d "@$1" '+%-S %-M %-H %-d %-m *'
+}
+
+# rfc3339 EPOCH: EPOCH as YYYY-MM-DDTHH:MM:SSZ, the form of run ids.
+rfc3339() {
+	date -u -d "@$1" '+%Y-%m-%dT%H:%M:%SZ'
+}
+
+# write_conf [LINE...]: write $dir/tickd.conf: [daemon] with a UTC default
+# zone, jobs in jobs.d, state in state/tickd.db, then the extra LINEs.
+write_conf() {
+	{
+		echo "[daemon]"
+		echo "timezone = UTC"
+		echo "jobs_dir = jobs.d"
+		echo "state = state/tickd.db"
+		for _l in "$@"; do
+			echo "$_l"
+		done
+	} >"$dir/tickd.conf"
+	chmod 644 "$dir/tickd.conf"
+}
+
+# write_job NAME: jobs.d/NAME from stdin with every @DIR@ replaced by $dir
+# (so a quoted here-document can hold job commands verbatim), mode 0644;
+# written aside, then renamed into place, so a reload never sees half a
+# file.
+write_job() {
+	sed "s|@DIR@|$dir|g" >"$dir/.job.tmp"
+	chmod 644 "$dir/.job.tmp"
+	mv -f "$dir/.job.tmp" "$jobs/$1"
+}
+
+# setup: make the test directory and the default tickd.conf, and install
+# the EXIT trap.
+setup() {
+	umask 022
+	dir=$(mktemp -d /tmp/tickd-test.XXXXXX) || fail "mktemp"
+	jobs=$dir/jobs.d
+	db=$dir/state/tickd.db
+	log=$dir/tickd.log
+	mkdir "$jobs"
+	: >"$log"
+	write_conf
+	trap cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+}
+
+# pid_alive PID: whether PID exists and is not a zombie.
+pid_alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) in
+	Z* | X* | "") return 1 ;;
+	esac
+	return 0
+}
+
+# pid_alive_or_zombie PID: whether PID exists at all (zombies included).
+pid_alive_or_zombie() {
+	[ -e "/proc/$1" ]
+}
+
+# daemon_spawn [NAME=VALUE...]: start tickd on $dir/tickd.conf in the
+# background (with the given extra environment, and through the command
+# $tickd_wrap if set, e.g. setpriv), stderr appended to $log; do not wait.
+tickd_wrap=
+daemon_spawn() {
+	# shellcheck disable=SC2086
+	env "$@" $tickd_wrap "$TICKD" -c "$dir/tickd.conf" \
+	    --log-target=stderr 2>>"$log" &
+	tickd_pid=$!
+}
+
+# daemon_start [NAME=VALUE...]: daemon_spawn, then wait for a new "ready:"
+# line in the log.  Fails at once if tickd exits first.
+daemon_start() {
+	_ds_ready=$(log_count "ready:")
+	daemon_spawn "$@"
+	_ds_end=$(($(now) + 10 * slow))
+	while [ "$(log_count "ready:")" -le "$_ds_ready" ]; do
+		if ! pid_alive "$tickd_pid"; then
+			wait "$tickd_pid"
+			fail "tickd exited with status $? before it was ready"
+		fi
+		[ "$(now)" -le "$_ds_end" ] ||
+		    fail "timed out waiting for tickd to be ready"
+		sleep 0.05
+	done
+	checks=$((checks + 1))
+}
+
+# daemon_stop [SECONDS] [SIGNAL]: send SIGNAL (TERM) to tickd and wait up
+# to SECONDS (10, times $slow) for it to exit; its status is in $daemon_rc.
+daemon_stop() {
+	_st_end=$(($(now) + ${1:-10} * slow))
+	kill -"${2:-TERM}" "$tickd_pid" 2>/dev/null
+	while pid_alive "$tickd_pid"; do
+		[ "$(now)" -le "$_st_end" ] ||
+		    fail "tickd (pid $tickd_pid) did not exit within ${1:-10} s"
+		sleep 0.05
+	done
+	wait "$tickd_pid"
+	daemon_rc=$?
+	tickd_pid=
+}
+
+# daemon_stop_ok [SECONDS]: daemon_stop, then expect exit status 0 (which a
+# sanitizer report would change) and "stopped" in the log.
+daemon_stop_ok() {
+	daemon_stop "${1:-10}"
+	expect_eq "tickd exit status" "$daemon_rc" 0
+	checks=$((checks + 1))
+	log_has "tickd: notice: stopped" || fail "no \"stopped\" in the log"
+}
+
+# kill_groups: kill every process left in the process group of a job
+# (each job leads its own group: the pids of attempts) and every process
+# whose command line holds $dir (tickd, helpers).  Only this test's.
+kill_groups() {
+	_kg_pids=
+	if [ -f "$db" ]; then
+		for _g in $(sqlite3 -batch -cmd '.timeout 2000' "$db" \
+		    'SELECT DISTINCT pid FROM attempts WHERE pid > 1' \
+		    2>/dev/null); do
+			_kg_pids="$_kg_pids $(pgrep -g "$_g")"
+		done
+	fi
+	_kg_pids="$_kg_pids $(pgrep -f -- "$dir")"
+	for _p in $_kg_pids; do
+		[ "$_p" = $$ ] || kill -KILL "$_p" 2>/dev/null
+	done
+}
+
+cleanup() {
+	_rc=$?
+	trap - EXIT
+	[ "$_rc" -eq 0 ] && [ "$soft_failed" -gt 0 ] && _rc=1
+	if [ -n "$tickd_pid" ] && pid_alive "$tickd_pid"; then
+		kill -KILL "$tickd_pid" 2>/dev/null
+		wait "$tickd_pid" 2>/dev/null
+	fi
+	[ -n "${dir:-}" ] && kill_groups
+	if [ "$_rc" -ne 0 ] && [ -s "${log:-/nonexistent}" ]; then
+		echo "--- last 50 lines of $log:" >&2
+		tail -n 50 "$log" | cut -c 1-300 >&2
+		# Again, so that the end of the output says what failed.
+		printf '%s\n' "--- failed:$failures" >&2
+	fi
+	if [ -n "${KEEP:-}" ]; then
+		echo "kept $dir" >&2
+	elif [ -n "${dir:-}" ]; then
+		rm -rf "$dir"
+	fi
+	exit "$_rc"
+}
