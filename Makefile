@@ -97,20 +97,21 @@ $(B)/bench/%: $(B)/bench/%.o $(LIB)
 
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
 		  libsystemd-dev tzdata mandoc python3 faketime sqlite3
-FUZZ_PKGS	= clang libclang-rt-dev
 
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 
 # --- tests ------------------------------------------------------------------
 
-check: all $(UNIT_BINS) check-headers check-purity lint-man
+check: all $(UNIT_BINS) fuzz-replay-bins check-headers check-purity \
+    lint-man
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    CONFORMANCE=$(CONFORMANCE) \
-	    sh tests/run.sh $(UNIT_BINS) $(INTEG_TESTS) tests/conformance.sh
+	    sh tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) \
+	    tests/conformance.sh
 
-check-unit: $(UNIT_BINS)
-	@B=$(B) sh tests/run.sh $(UNIT_BINS)
+check-unit: $(UNIT_BINS) fuzz-replay-bins
+	@B=$(B) sh tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS)
 
 check-integration: all
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
@@ -136,27 +137,95 @@ conformance: $(B)/tickctl
 	$(CONFORMANCE) $(B)/tickctl
 
 # --- fuzzing and benchmarks -------------------------------------------------
+#
+# The fuzz targets need clang and libFuzzer: `make deps-fuzz` installs them
+# (clang, libclang-rt-14-dev).  See tests/fuzz/README.md and bench/README.md.
+#
+#   make fuzz             build the libFuzzer targets into build/fuzz/
+#   make fuzz-run         fuzz each target for FUZZ_TIME seconds on its
+#                         committed corpus and crash reproducers; use
+#                         make -j2 fuzz-run to run two at a time.  New inputs
+#                         go to build/fuzz/<target>.new/, crashes to
+#                         build/fuzz/<target>-crash-*, output to
+#                         build/fuzz/<target>.log
+#   make fuzz-merge       add the new inputs that reach new coverage to
+#                         tests/fuzz/corpus/<target>/ (libFuzzer -merge=1)
+#   make fuzz-replay      replay every corpus file and crash reproducer
+#                         through the targets built by $(CC) against the
+#                         library, without libFuzzer: the test scripts
+#                         FUZZ_REPLAY_TESTS, whose programs fuzz-replay-bins
+#                         builds
+#   make bench            benchmarks, a table on stdout
 
 FUZZ_CC		?= clang
-FUZZ_FLAGS	= -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
-		  -D_GNU_SOURCE
-FUZZ_TARGETS	= $(patsubst tests/fuzz/%.c,build/fuzz/%,\
-		  $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TZIF_DIR	= $(CURDIR)/tests/data/tzif
+FUZZ_FLAGS	= -g -O1 -fsanitize=fuzzer,address,undefined \
+		  -fno-sanitize-recover=all -fno-omit-frame-pointer -Isrc \
+		  -D_GNU_SOURCE -DFUZZ_TZIF_DIR='"$(FUZZ_TZIF_DIR)"'
+FUZZ_NAMES	= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS	= $(FUZZ_NAMES:%=build/fuzz/%)
 FUZZ_TIME	?= 600
+FUZZ_NICE	?= nice -n 10
+FUZZ_ARGS	?=
+FUZZ_CFLAGS	?=
+FUZZ_REPLAY_BINS = $(FUZZ_NAMES:%=$(B)/fuzz-replay/%)
+FUZZ_REPLAY_TESTS = tests/fuzz/t_fuzz_replay.sh
+
+.PHONY: deps-fuzz fuzz-merge fuzz-replay fuzz-replay-bins
+.SECONDARY: $(FUZZ_NAMES:%=$(B)/tests/fuzz/%.o) $(B)/tests/fuzz/replay.o
+
+deps-fuzz:
+	@sh tests/deps.sh clang libclang-rt-14-dev
 
 fuzz: $(FUZZ_TARGETS)
 
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRCS)
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(PURE_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS)
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) -lm
 
-# Run every fuzzer for FUZZ_TIME seconds on its committed corpus.
-fuzz-run: fuzz
-	@for f in $(FUZZ_TARGETS); do \
-	    n=$$(basename $$f); mkdir -p build/fuzz/$$n.new; \
-	    $$f -max_total_time=$(FUZZ_TIME) -timeout=10 \
-	        build/fuzz/$$n.new tests/fuzz/corpus/$$n || exit 1; \
+fuzz-run: $(FUZZ_NAMES:%=fuzz-run-%)
+
+fuzz-run-%: build/fuzz/%
+	@n=$*; log=build/fuzz/$$n.log; mkdir -p build/fuzz/$$n.new; \
+	dict=; [ -f tests/fuzz/$$n.dict ] && dict=-dict=tests/fuzz/$$n.dict; \
+	reg=; [ -d tests/fuzz/regress/$$n ] && reg=tests/fuzz/regress/$$n; \
+	echo "fuzz: $$n for $(FUZZ_TIME) s, log $$log"; \
+	if $(FUZZ_NICE) build/fuzz/$$n -max_total_time=$(FUZZ_TIME) \
+	    -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/$$n- $$dict $(FUZZ_ARGS) \
+	    build/fuzz/$$n.new tests/fuzz/corpus/$$n $$reg >$$log 2>&1; then \
+	    grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \
+	        $$log | sed "s/^/$$n: /"; \
+	else \
+	    tail -n 40 $$log; \
+	    echo "fuzz: $$n FAILED; reproducer: `ls build/fuzz/$$n-* 2>/dev/null`"; \
+	    exit 1; \
+	fi
+
+fuzz-merge: $(FUZZ_TARGETS)
+	@for n in $(FUZZ_NAMES); do \
+	    [ -d build/fuzz/$$n.new ] || continue; \
+	    build/fuzz/$$n -merge=1 tests/fuzz/corpus/$$n \
+	        build/fuzz/$$n.new >build/fuzz/$$n.merge.log 2>&1 || \
+	        { tail -n 20 build/fuzz/$$n.merge.log; exit 1; }; \
+	    echo "$$n: `grep MERGE-OUTER: build/fuzz/$$n.merge.log | tail -n 1`"; \
 	done
+
+# The same targets as ordinary programs, run on the corpus by make check.
+$(B)/tests/fuzz/%.o: CPPFLAGS += -DFUZZ_TZIF_DIR='"$(FUZZ_TZIF_DIR)"'
+
+$(B)/fuzz-replay/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(B)/tests/fuzz/replay.o $(LIB) -lm
+
+# A target name rather than $(FUZZ_REPLAY_BINS), so that rules above this
+# section (check) can depend on it: prerequisites expand when read.
+fuzz-replay-bins: $(FUZZ_REPLAY_BINS)
+
+fuzz-replay: fuzz-replay-bins
+	@B=$(B) sh tests/run.sh $(FUZZ_REPLAY_TESTS)
+
+$(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do $$b || exit 1; done
