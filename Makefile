@@ -22,9 +22,14 @@ CFLAGS		?= -O2 -g
 WARN		= -std=c11 -Wall -Wextra -Wformat=2 -Wmissing-prototypes \
 		  -Wstrict-prototypes -Wmissing-declarations -Wshadow \
 		  -Wpointer-arith -Wwrite-strings -Wundef
-CPPFLAGS	+= -D_GNU_SOURCE -DTICKD_VERSION='"$(VERSION)"'
+CPPFLAGS	+= -D_GNU_SOURCE -DTICKD_VERSION='"$(VERSION)"' \
+		   -DTICKD_SYSCONFDIR='"$(SYSCONFDIR)"'
 LIBEV_CFLAGS	?=
 LIBEV_LIBS	?= -lev
+PKGS		= sqlite3 libsystemd inih
+PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+		   echo -lsqlite3 -lsystemd -linih)
 
 # SANITIZE=1 means address,undefined; any other value is passed through.
 ifneq ($(SANITIZE),)
@@ -39,20 +44,29 @@ B		:= build
 SANFLAGS	:=
 endif
 
-ALL_CFLAGS	= $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -MMD -MP
+ALL_CFLAGS	= $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc $(LIBEV_CFLAGS) \
+		  $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS	= $(LDFLAGS) $(SANFLAGS)
 
 # Pure modules: no I/O beyond reading zone files, no libev, no SQLite.
-LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/rfc3339.c \
-		  src/schedule.c src/tz.c src/xmalloc.c
+LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
+		  src/rfc3339.c src/sched.c src/schedule.c src/tz.c \
+		  src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
+# Daemon modules: configuration, store, processes, logging, the loop.
+DAEMON_SRCS	= src/child.c src/clock.c src/conf.c src/conf_table.c \
+		  src/log.c src/priv.c src/runner.c src/server.c \
+		  src/store.c src/store_schema.c
 TICKCTL_SRCS	= src/tickctl.c src/ctl-next.c
 TICKD_SRCS	= src/tickd.c
 
 LIB		= $(B)/libtickd.a
+DLIB		= $(B)/libtickd-daemon.a
 LIB_OBJS	= $(LIB_SRCS:%.c=$(B)/%.o)
+DAEMON_OBJS	= $(DAEMON_SRCS:%.c=$(B)/%.o)
 TICKCTL_OBJS	= $(TICKCTL_SRCS:%.c=$(B)/%.o)
 TICKD_OBJS	= $(TICKD_SRCS:%.c=$(B)/%.o)
+LIBS		= $(LIBEV_LIBS) $(PKG_LIBS) -lm
 
 UNIT_SRCS	= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	= $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
@@ -63,8 +77,8 @@ BENCH_BINS	= $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 CONFORMANCE	?= ../shared/conformance/run.sh
 
 .PHONY: all deps check check-unit check-integration check-headers \
-	check-purity lint-man conformance fuzz fuzz-run bench install \
-	uninstall clean run tzif-fixtures
+	check-purity check-docs lint-man conformance fuzz fuzz-run bench install \
+	uninstall clean run demo tzif-fixtures
 
 all: $(B)/tickd $(B)/tickctl
 
@@ -77,17 +91,26 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-$(B)/tickctl: $(TICKCTL_OBJS) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKCTL_OBJS) $(LIB)
-
-$(B)/tickd: $(TICKD_OBJS) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKD_OBJS) $(LIB)
-
-# A unit test links the library archive: only the modules it calls (and
-# theirs) are pulled in, so each pure module is tested on its own.
-$(B)/tests/%: $(B)/tests/unit/%.o $(LIB)
+$(DLIB): $(DAEMON_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) -lm
+	rm -f $@
+	$(AR) rcs $@ $(DAEMON_OBJS)
+
+$(B)/tickctl: $(TICKCTL_OBJS) $(DLIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKCTL_OBJS) $(DLIB) $(LIB) $(LIBS)
+
+$(B)/tickd: $(TICKD_OBJS) $(DLIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKD_OBJS) $(DLIB) $(LIB) $(LIBS)
+
+# A unit test links the library archives: only the modules it calls (and
+# theirs) are pulled in, so each pure module is tested on its own.
+$(B)/tests/%: $(B)/tests/unit/%.o $(DLIB) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(DLIB) $(LIB) $(LIBS)
+
+$(B)/tools/%: $(B)/tests/tools/%.o $(DLIB) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(DLIB) $(LIB) $(LIBS)
 
 $(B)/bench/%: $(B)/bench/%.o $(LIB)
 	@mkdir -p $(@D)
@@ -103,12 +126,12 @@ deps:
 
 # --- tests ------------------------------------------------------------------
 
-check: all $(UNIT_BINS) fuzz-replay-bins check-headers check-purity \
-    lint-man
+check: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
+    check-headers check-purity lint-man
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    CONFORMANCE=$(CONFORMANCE) \
 	    sh tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) \
-	    tests/conformance.sh
+	    tests/docs.sh tests/conformance.sh
 
 check-unit: $(UNIT_BINS) fuzz-replay-bins
 	@B=$(B) sh tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS)
@@ -129,6 +152,9 @@ check-purity:
 	    $(LIB_SRCS) $(PURE_HDRS); then \
 	    echo "check-purity: a pure module includes daemon headers"; \
 	    exit 1; fi; echo "purity: pure modules include no daemon headers"
+
+check-docs: $(B)/tools/conf_keys
+	@B=$(B) sh tests/docs.sh
 
 lint-man:
 	@mandoc -Tlint -W warning man/*.[1-8] && echo "man: mandoc -Tlint clean"
@@ -232,28 +258,50 @@ bench: $(BENCH_BINS)
 
 # --- running and installing -------------------------------------------------
 
+# Start the daemon in the foreground on conf/ (state in build/run/).
 run: all
+	@mkdir -p build/run
+	$(B)/tickd -c conf/tickd.conf --log-target=stderr
+
+# Show the next instants of example schedules around DST changes.
+demo: $(B)/tickctl
 	@sh conf/demo.sh $(B)/tickctl
 
 # Regenerate the committed TZif test fixtures from their zic sources.
 tzif-fixtures:
 	sh tests/data/tzif/build.sh
 
+# Installed configuration: conf/tickd.conf with the system paths, never
+# overwriting an existing one.
+CONF_SED	= -e 's|^jobs_dir = .*|jobs_dir = $(SYSCONFDIR)/tickd/jobs.d|' \
+		  -e 's|^state = .*|state = /var/lib/tickd/tickd.db|' \
+		  -e 's|^control = .*|control = /run/tickd/tickd.sock|'
+
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-	    $(DESTDIR)$(MANDIR)/man8
+	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSCONFDIR)/tickd/jobs.d
 	install -m 0755 $(B)/tickd $(DESTDIR)$(SBINDIR)/tickd
 	install -m 0755 $(B)/tickctl $(DESTDIR)$(BINDIR)/tickctl
 	install -m 0644 man/tickctl.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 man/tickd.job.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 man/tickd.conf.5 man/tickd.job.5 \
+	    $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/tickd.8 $(DESTDIR)$(MANDIR)/man8/
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf ]; then \
+	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf"; \
+	else \
+	    sed $(CONF_SED) conf/tickd.conf > \
+	        $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tickd $(DESTDIR)$(BINDIR)/tickctl \
 	    $(DESTDIR)$(MANDIR)/man1/tickctl.1 \
+	    $(DESTDIR)$(MANDIR)/man5/tickd.conf.5 \
 	    $(DESTDIR)$(MANDIR)/man5/tickd.job.5 \
 	    $(DESTDIR)$(MANDIR)/man8/tickd.8
+	@echo "left in place: $(SYSCONFDIR)/tickd and /var/lib/tickd"
 
 clean:
 	rm -rf build

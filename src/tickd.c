@@ -1,19 +1,82 @@
 /*
- * tickd.c -- the tickd daemon: option parsing and startup order.
+ * tickd.c -- the tickd daemon: options and startup order.
  *
- * This is the skeleton the daemon grows from: options are parsed and the
- * version reported; the event loop, store and job runner come with the
- * next stage of the project (see ARCHITECTURE.md).
+ * tickd never daemonizes: it runs in the foreground under systemd
+ * (Type=notify) or a terminal.  Startup: options, logging, standard
+ * descriptors made safe, SIGPIPE ignored, then server_main (server.c),
+ * which loads the configuration, opens the store and runs the loop.
+ * --check only loads and validates the configuration.
  *
- * DIAGNOSTICS: usage errors on stderr, exit 2.
+ * DIAGNOSTICS: usage errors exit 2; --check exits 1 when it finds any
+ * problem (each printed as "file:line: key: message"); an unusable
+ * configuration at startup exits 78 (EX_CONFIG); other startup failures
+ * exit 1.
  */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "log.h"
+#include "server.h"
 
 static void
 tickd_usage(FILE *f)
 {
-	(void)fprintf(f, "usage: tickd [-c FILE] [-n] [--help] [--version]\n");
+	(void)fprintf(f, "usage: tickd [-n] [-v] [-c FILE] "
+	    "[--log-target journal|stderr|auto]\n"
+	    "       tickd --version | --help\n"
+	    "  -c, --config FILE     configuration (default %s)\n"
+	    "  -n, --check           validate the configuration and exit\n"
+	    "      --log-target T    journal, stderr or auto (default)\n"
+	    "  -v, --verbose         log everything (debug)\n",
+	    CONF_DEFAULT_PATH);
+}
+
+/* Make sure descriptors 0-2 are open, so no pipe or socket lands there. */
+static void
+tickd_stdio(void)
+{
+	struct stat	st;
+	int		fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fstat(fd, &st) == -1 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) == -1)
+			exit(1);
+	}
+}
+
+/* Validate the configuration; print every problem.  Exit status. */
+static int
+tickd_check(const char *path)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct conf		*c;
+	size_t			 i;
+	int			 rc;
+
+	c = conf_load(path, &causes);
+	for (i = 0; i < causes.n; i++)
+		(void)fprintf(stderr, "%s\n", causes.v[i]);
+	if (c == NULL) {
+		(void)fprintf(stderr, "tickd: %s is invalid\n", path);
+		rc = SERVER_EXIT_CONFIG;
+	} else {
+		(void)printf("%s: %zu jobs valid, %zu problems\n", path,
+		    c->njobs, causes.n);
+		rc = causes.n > 0 ? 1 : 0;
+	}
+	conf_causes_free(&causes);
+	conf_free(c);
+	return rc;
 }
 
 int
@@ -22,16 +85,34 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, 'n' },
+		{ "log-target", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch;
+	const char	*config = CONF_DEFAULT_PATH;
+	enum log_target	 target = LOG_TARGET_AUTO;
+	int		 ch, check = 0, verbose = LOG_ERR;
 
-	while ((ch = getopt_long(argc, argv, "c:nhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:nvhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
+			config = optarg;
+			break;
 		case 'n':
+			check = 1;
+			break;
+		case 'L':
+			if (log_target_parse(optarg, &target) == -1) {
+				(void)fprintf(stderr, "tickd: --log-target: "
+				    "\"%s\" is not journal, stderr or auto\n",
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose = LOG_DEBUG;
 			break;
 		case 'h':
 			tickd_usage(stdout);
@@ -44,6 +125,16 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	(void)fprintf(stderr, "tickd: the daemon is not implemented yet\n");
-	return 1;
+	if (optind < argc) {
+		(void)fprintf(stderr, "tickd: unexpected argument \"%s\"\n",
+		    argv[optind]);
+		tickd_usage(stderr);
+		return 2;
+	}
+	tickd_stdio();
+	if (check)
+		return tickd_check(config);
+	(void)signal(SIGPIPE, SIG_IGN);
+	log_init(target, LOG_INFO);
+	return server_main(config, verbose);
 }

@@ -1,0 +1,161 @@
+/*
+ * child.c -- the code that runs between fork and exec.
+ *
+ * WARNING: everything in child_exec runs in the child of a fork of the
+ * daemon: async-signal-safe calls only.  No malloc, no stdio, no logging,
+ * no name service (credentials were resolved in the parent by priv.c).
+ * The parent blocked every signal around fork; here each disposition is
+ * reset to its default while still blocked, and only then is the mask
+ * cleared, so no signal can run a daemon handler inside the child.
+ *
+ * Order: own session (setsid, so timeouts can kill the whole group),
+ * signals, stdio (/dev/null, the output pipes), close every other
+ * descriptor but the status pipe, switch credentials (priv_switch), enter
+ * the working directory as the job's user, exec.  A failure writes
+ * {stage, errno} to the close-on-exec status pipe and exits 127; a
+ * successful exec closes the pipe, which the parent reads as EOF.
+ *
+ * DIAGNOSTICS: none here; the parent turns the report into a recorded
+ * spawn failure.
+ */
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "priv.h"
+
+/* Report a failure to the parent and exit 127.  Async-signal-safe. */
+static void __attribute__((noreturn))
+child_fail(int status_fd, enum child_stage stage)
+{
+	struct child_report r;
+
+	r.stage = stage;
+	r.error = errno;
+	(void)write(status_fd, &r, sizeof r);
+	_exit(127);
+}
+
+/*
+ * Reset one signal to its default disposition.  glibc's sigaction refuses
+ * the two signals it reserves for itself (32 and 33), which a job would
+ * otherwise inherit ignored from a daemon started with them ignored (GNU
+ * make does that); the raw system call takes them.  Async-signal-safe.
+ */
+static void
+child_default_signal(int sig)
+{
+	struct sigaction	sa;
+	struct {
+		void		(*handler)(int);
+		unsigned long	  flags;
+		void		(*restorer)(void);
+		unsigned long	  mask;
+	}			ksa;
+
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = 0;
+	(void)sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL) == 0 || errno != EINVAL)
+		return;
+	ksa.handler = SIG_DFL;
+	ksa.flags = 0;
+	ksa.restorer = NULL;
+	ksa.mask = 0;
+	(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof ksa.mask);
+}
+
+/* Close every descriptor from lo up, except keep.  Async-signal-safe. */
+static void
+child_close_from(int lo, int keep)
+{
+	int fd;
+
+	if (keep >= lo) {
+		if (keep > lo &&
+		    syscall(SYS_close_range, lo, keep - 1, 0) == -1)
+			for (fd = lo; fd < keep; fd++)
+				(void)close(fd);
+		lo = keep + 1;
+	}
+	if (syscall(SYS_close_range, lo, ~0U, 0) == 0)
+		return;
+	for (fd = lo; fd < 65536; fd++)
+		(void)close(fd);
+}
+
+/*
+ * Turn this freshly forked child into the job.  Never returns.
+ * Runs between fork and exec: async-signal-safe calls only.
+ */
+void
+child_exec(const struct child_spec *cs)
+{
+	sigset_t	none;
+	int		sig, fd, status_fd = cs->status_fd;
+
+	if (setsid() == -1)
+		child_fail(status_fd, CHILD_SETSID);
+
+	/* Default dispositions (still blocked), then an empty mask. */
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig != SIGKILL && sig != SIGSTOP)
+			child_default_signal(sig);
+	}
+	(void)sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
+		child_fail(status_fd, CHILD_SIGNALS);
+
+	/* stdin from /dev/null; stdout and stderr to the pipes. */
+	if ((fd = open("/dev/null", O_RDONLY)) == -1)
+		child_fail(status_fd, CHILD_STDIO);
+	if (fd != STDIN_FILENO) {
+		if (dup2(fd, STDIN_FILENO) == -1)
+			child_fail(status_fd, CHILD_STDIO);
+		(void)close(fd);
+	}
+	if (dup2(cs->out_fd, STDOUT_FILENO) == -1 ||
+	    dup2(cs->err_fd, STDERR_FILENO) == -1)
+		child_fail(status_fd, CHILD_STDIO);
+	/* The status pipe must not land on 0-2: move it above them. */
+	if (status_fd <= STDERR_FILENO) {
+		if ((fd = fcntl(status_fd, F_DUPFD_CLOEXEC, 3)) == -1)
+			child_fail(status_fd, CHILD_STDIO);
+		status_fd = fd;
+	}
+	child_close_from(STDERR_FILENO + 1, status_fd);
+
+	if (priv_switch(cs->cred) == -1)
+		child_fail(status_fd, CHILD_CREDENTIALS);
+	if (cs->workdir != NULL && chdir(cs->workdir) == -1)
+		child_fail(status_fd, CHILD_WORKDIR);
+
+	(void)execve(cs->path, cs->argv, cs->envp);
+	child_fail(status_fd, CHILD_EXEC);
+}
+
+/* What a stage means, for spawn failure messages. */
+const char *
+child_stage_name(int stage)
+{
+	switch (stage) {
+	case CHILD_SETSID:
+		return "setsid";
+	case CHILD_SIGNALS:
+		return "resetting signals";
+	case CHILD_STDIO:
+		return "setting up stdin, stdout and stderr";
+	case CHILD_CREDENTIALS:
+		return "switching user";
+	case CHILD_WORKDIR:
+		return "entering the working directory";
+	case CHILD_EXEC:
+		return "executing";
+	default:
+		return "starting";
+	}
+}

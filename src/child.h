@@ -1,0 +1,41 @@
+/*
+ * child.h -- everything a job's process does between fork and exec.
+ */
+#ifndef TICKD_CHILD_H
+#define TICKD_CHILD_H
+
+#include "priv.h"
+
+/* Where a child failed before exec, as reported on the status pipe. */
+enum child_stage {
+	CHILD_SETSID = 1,
+	CHILD_SIGNALS,
+	CHILD_STDIO,
+	CHILD_CREDENTIALS,
+	CHILD_WORKDIR,
+	CHILD_EXEC
+};
+
+/* What the child needs; prepared by the parent before fork. */
+struct child_spec {
+	const char		*path;		/* program to execute */
+	char *const		*argv;
+	char *const		*envp;
+	const struct priv_cred	*cred;
+	const char		*workdir;
+	int			 out_fd;	/* becomes stdout */
+	int			 err_fd;	/* becomes stderr */
+	int			 status_fd;	/* close-on-exec report pipe */
+};
+
+/* The report written to the status pipe when something fails. */
+struct child_report {
+	int	stage;		/* enum child_stage */
+	int	error;		/* errno */
+};
+
+void		 child_exec(const struct child_spec *)
+		     __attribute__((noreturn));
+const char	*child_stage_name(int);
+
+#endif /* TICKD_CHILD_H */

@@ -1,0 +1,13 @@
+/*
+ * clock.h -- the daemon's three clocks, read in one place.
+ */
+#ifndef TICKD_CLOCK_H
+#define TICKD_CLOCK_H
+
+#include <stdint.h>
+
+int64_t	clock_wall_ms(void);	/* CLOCK_REALTIME: decides *when* */
+int64_t	clock_mono_ms(void);	/* CLOCK_MONOTONIC: decides *how long* */
+int64_t	clock_boot_ms(void);	/* CLOCK_BOOTTIME: counts suspend too */
+
+#endif /* TICKD_CLOCK_H */

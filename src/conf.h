@@ -1,0 +1,133 @@
+/*
+ * conf.h -- tickd.conf and the job files: parsed, validated, collected.
+ *
+ * conf_load reads the daemon file and every *.job file of its jobs_dir
+ * into a new struct conf.  Every problem found anywhere becomes one cause
+ * "file:line: key: message"; a job with any cause is left out (its id is
+ * remembered in bad_ids so that a reload can keep its previous good
+ * definition), and a file inih rejects, or that cannot be read safely,
+ * loses all its jobs (bad_files).  Keys, types, bounds, defaults and
+ * documentation live in one table, conf_keys[] (conf_table.c).
+ */
+#ifndef TICKD_CONF_H
+#define TICKD_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "priv.h"
+#include "tz.h"
+
+#ifndef TICKD_SYSCONFDIR
+#define TICKD_SYSCONFDIR	"/etc"
+#endif
+#define CONF_DEFAULT_PATH	TICKD_SYSCONFDIR "/tickd/tickd.conf"
+#define CONF_FILE_MAX		(16 * 1024 * 1024)	/* largest file read */
+#define CONF_LINE_MAX		(1024 * 1024)		/* longest line */
+
+/* A list of messages, each "file:line: key: message". */
+struct conf_causes {
+	char	**v;
+	size_t	  n;
+};
+
+/* One job as defined in a job file.  Plain data; conf owns it. */
+struct job_def {
+	char			*id;		/* section name */
+	char			*file;		/* the job file */
+	int			 line;		/* line of [id] */
+	char			*where;		/* "file:line" of [id] */
+	char			*description;
+	struct schedule		*schedule;
+	char			*timezone;	/* zone name in effect */
+	const struct tz		*tz;		/* from the conf's tz cache */
+	enum tz_gap		 gap;		/* as configured (may be AUTO) */
+	enum tz_fold		 fold;
+	char			*command;
+	char			*user;		/* as configured, or NULL */
+	char			*group;
+	struct priv_cred	 cred;		/* resolved user and groups */
+	char			*workdir;	/* NULL: the user's home */
+	char			**env;		/* "NAME=value", nenv of them */
+	size_t			 nenv;
+	int64_t			 random_delay;	/* seconds */
+	int			 enabled;
+	uint64_t		 sched_hash;	/* schedule, zone, gap, fold */
+	uint64_t		 def_hash;	/* every key */
+};
+
+/* The daemon's settings and its jobs. */
+struct conf {
+	char		 *path;		/* tickd.conf as given */
+	char		 *jobs_dir;	/* absolute or relative to path's dir */
+	char		 *state;
+	char		 *timezone;	/* default zone of jobs */
+	char		 *control;	/* control socket */
+	int64_t		  lease;	/* seconds */
+	int64_t		  max_running;
+	int		  log_level;	/* syslog priority */
+	struct tz_cache	 *tzc;
+	struct job_def	**jobs;		/* valid jobs, sorted by id */
+	size_t		  njobs;
+	char		**bad_ids;	/* jobs present but invalid */
+	char		**bad_where;	/* "file:line" of each bad id */
+	size_t		  nbad_ids;
+	char		**bad_files;	/* job files that failed as a whole */
+	size_t		  nbad_files;
+	char		**ignored;	/* names in jobs_dir that are skipped */
+	size_t		  nignored;
+	int		  jobs_dir_failed; /* jobs_dir could not be read */
+};
+
+struct conf	*conf_load(const char *, struct conf_causes *);
+void		 conf_free(struct conf *);
+struct job_def	*conf_job(const struct conf *, const char *);
+int		 conf_job_is_bad(const struct conf *, const struct job_def *);
+void		 conf_keep_job(struct conf *, struct conf *, size_t);
+void		 conf_causes_add(struct conf_causes *, const char *, ...)
+		     __attribute__((format(printf, 2, 3)));
+void		 conf_causes_free(struct conf_causes *);
+void		 job_def_free(struct job_def *);
+
+/* Where a key may appear. */
+enum conf_section {
+	CONF_SEC_DAEMON,		/* [daemon] in tickd.conf */
+	CONF_SEC_JOB			/* [<id>] in a job file */
+};
+
+/* The kinds of values; each has one parser in conf.c. */
+enum conf_type {
+	CONF_T_STRING,			/* any text */
+	CONF_T_COMMAND,			/* shell command, lines joined */
+	CONF_T_PATH,			/* relative to tickd.conf's directory */
+	CONF_T_ABSPATH,			/* must be absolute */
+	CONF_T_NAME,			/* a user or group name */
+	CONF_T_DURATION,		/* duration.c syntax, in seconds */
+	CONF_T_COUNT,			/* whole number */
+	CONF_T_BOOL,			/* yes/no, true/false, on/off, 1/0 */
+	CONF_T_ZONE,			/* IANA zone name */
+	CONF_T_GAP,			/* shift | skip */
+	CONF_T_FOLD,			/* first | second | both */
+	CONF_T_SCHEDULE,		/* schedule.c syntax */
+	CONF_T_LOG_LEVEL,		/* error ... debug */
+	CONF_T_ENV			/* NAME=value, repeatable */
+};
+
+/* One configuration key: the single source for parser, defaults, docs. */
+struct conf_key {
+	enum conf_section	 section;
+	const char		*name;
+	enum conf_type		 type;
+	int64_t			 min, max;	/* DURATION, COUNT bounds */
+	const char		*def;		/* default as text, or NULL */
+	int			 required;
+	size_t			 offset;	/* in struct conf / job_def */
+	const char		*doc;		/* one line */
+};
+
+extern const struct conf_key	conf_keys[];
+extern const size_t		conf_nkeys;
+
+const struct conf_key	*conf_key_find(enum conf_section, const char *);
+
+#endif /* TICKD_CONF_H */

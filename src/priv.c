@@ -1,0 +1,213 @@
+/*
+ * priv.c -- resolve a job's user and groups; switch to them in the child.
+ *
+ * priv_lookup runs in the daemon and does everything that needs the name
+ * service (getpwnam_r, getgrnam_r, getgrouplist): NSS is not
+ * async-signal-safe, so the child only receives numbers.  priv_switch runs
+ * in the child between fork and exec: setgroups, setgid, setuid, in that
+ * order (Postfix set_ugid.c), then verifies that real and effective ids
+ * all equal the target and, for a non-root target, that root cannot be
+ * regained.
+ *
+ * When tickd is not root it cannot switch: jobs run as tickd's own user,
+ * and naming another user or group is a configuration error.
+ *
+ * DIAGNOSTICS: priv_lookup returns -1 with *cause set ("unknown user
+ * \"x\""); priv_switch returns -1 with errno set and logs nothing (it runs
+ * between fork and exec).
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "priv.h"
+#include "xmalloc.h"
+
+#define PRIV_BUF_MAX	(1024 * 1024)
+
+/* getpwnam_r or getpwuid_r with a growing buffer; 0, or -1 (errno). */
+static int
+priv_getpw(const char *name, uid_t uid, struct passwd *pw, char **buf)
+{
+	struct passwd	*res = NULL;
+	size_t		 size = 1024;
+	int		 rc;
+
+	for (;;) {
+		*buf = xreallocarray(*buf, 1, size);
+		errno = 0;
+		rc = name != NULL ? getpwnam_r(name, pw, *buf, size, &res) :
+		    getpwuid_r(uid, pw, *buf, size, &res);
+		if (rc == ERANGE && size < PRIV_BUF_MAX) {
+			size *= 2;
+			continue;
+		}
+		if (res == NULL) {
+			errno = rc;	/* 0: no such entry */
+			return -1;
+		}
+		return 0;
+	}
+}
+
+/* getgrnam_r with a growing buffer; the gid, or -1 with errno. */
+static int
+priv_getgr(const char *name, gid_t *gid)
+{
+	struct group	 gr, *res = NULL;
+	char		*buf = NULL;
+	size_t		 size = 1024;
+	int		 rc;
+
+	for (;;) {
+		buf = xreallocarray(buf, 1, size);
+		errno = 0;
+		rc = getgrnam_r(name, &gr, buf, size, &res);
+		if (rc == ERANGE && size < PRIV_BUF_MAX) {
+			size *= 2;
+			continue;
+		}
+		break;
+	}
+	if (res != NULL)
+		*gid = gr.gr_gid;
+	free(buf);
+	errno = rc;
+	return res != NULL ? 0 : -1;
+}
+
+/*
+ * Resolve user (NULL: the daemon's own) and group (NULL: the user's
+ * primary group) into *out, which the caller frees with priv_cred_free.
+ * Returns 0, or with *cause set -1 when the user is the problem and -2
+ * when the group is.
+ */
+int
+priv_lookup(const char *user, const char *group, struct priv_cred *out,
+    char **cause)
+{
+	struct passwd	 pw;
+	char		*buf = NULL;
+	gid_t		 gid;
+	int		 n, rc = -1, root = geteuid() == 0;
+
+	memset(out, 0, sizeof *out);
+	if (priv_getpw(user, geteuid(), &pw, &buf) == -1) {
+		if (user == NULL)
+			*cause = xasprintf("uid %ld has no password entry",
+			    (long)geteuid());
+		else if (errno == 0)
+			*cause = xasprintf("unknown user \"%s\"", user);
+		else
+			*cause = xasprintf("user \"%s\": %s", user,
+			    strerror(errno));
+		goto out;
+	}
+	if (!root && pw.pw_uid != geteuid()) {
+		*cause = xasprintf("user \"%s\": tickd runs as uid %ld, not "
+		    "root, and cannot switch users", user, (long)geteuid());
+		goto out;
+	}
+	gid = pw.pw_gid;
+	if (group != NULL && priv_getgr(group, &gid) == -1) {
+		if (errno == 0)
+			*cause = xasprintf("unknown group \"%s\"", group);
+		else
+			*cause = xasprintf("group \"%s\": %s", group,
+			    strerror(errno));
+		rc = -2;
+		goto out;
+	}
+	if (!root && gid != getegid() && gid != pw.pw_gid) {
+		*cause = xasprintf("group \"%s\": tickd is not root and cannot "
+		    "switch groups", group);
+		rc = -2;
+		goto out;
+	}
+
+	out->uid = pw.pw_uid;
+	out->gid = gid;
+	out->user = xstrdup(pw.pw_name);
+	out->home = xstrdup(pw.pw_dir != NULL ? pw.pw_dir : "/");
+	out->shell = xstrdup(pw.pw_shell != NULL && *pw.pw_shell != '\0' ?
+	    pw.pw_shell : "/bin/sh");
+
+	/* Supplementary groups: the user's, plus the chosen primary. */
+	n = 16;
+	for (;;) {
+		out->groups = xreallocarray(out->groups, (size_t)n,
+		    sizeof *out->groups);
+		if (getgrouplist(pw.pw_name, gid, out->groups, &n) != -1)
+			break;
+		if (n > 65536) {
+			*cause = xasprintf("user \"%s\": too many groups",
+			    pw.pw_name);
+			priv_cred_free(out);
+			goto out;
+		}
+	}
+	out->ngroups = n;
+	rc = 0;
+out:
+	free(buf);
+	return rc;
+}
+
+/* Deep copy of a credential. */
+void
+priv_cred_copy(struct priv_cred *dst, const struct priv_cred *src)
+{
+	*dst = *src;
+	dst->user = src->user ? xstrdup(src->user) : NULL;
+	dst->home = src->home ? xstrdup(src->home) : NULL;
+	dst->shell = src->shell ? xstrdup(src->shell) : NULL;
+	dst->groups = xreallocarray(NULL, (size_t)(src->ngroups > 0 ?
+	    src->ngroups : 1), sizeof *dst->groups);
+	if (src->ngroups > 0)
+		memcpy(dst->groups, src->groups,
+		    (size_t)src->ngroups * sizeof *dst->groups);
+}
+
+/* Free the strings and group list of a credential; NULL is allowed. */
+void
+priv_cred_free(struct priv_cred *c)
+{
+	if (c == NULL)
+		return;
+	free(c->groups);
+	free(c->user);
+	free(c->home);
+	free(c->shell);
+	memset(c, 0, sizeof *c);
+}
+
+/*
+ * Become the credential's user.  Runs between fork and exec:
+ * async-signal-safe calls only.  Without root, only checks that the ids
+ * already match.  Returns 0, or -1 with errno set.
+ */
+int
+priv_switch(const struct priv_cred *c)
+{
+	if (geteuid() == 0) {
+		if (setgroups((size_t)c->ngroups, c->groups) == -1 ||
+		    setgid(c->gid) == -1 || setuid(c->uid) == -1)
+			return -1;
+	}
+	if (getuid() != c->uid || geteuid() != c->uid ||
+	    getgid() != c->gid || getegid() != c->gid) {
+		errno = EPERM;
+		return -1;
+	}
+	/* A dropped root must not be able to come back. */
+	if (c->uid != 0 && setuid(0) != -1) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * priv.h -- the credentials a job runs with: resolved in the parent,
+ * switched to in the child.
+ */
+#ifndef TICKD_PRIV_H
+#define TICKD_PRIV_H
+
+#include <sys/types.h>
+
+struct priv_cred {
+	uid_t	 uid;
+	gid_t	 gid;
+	gid_t	*groups;	/* supplementary groups */
+	int	 ngroups;
+	char	*user;		/* from the password database */
+	char	*home;
+	char	*shell;
+};
+
+int	priv_lookup(const char *, const char *, struct priv_cred *, char **);
+void	priv_cred_copy(struct priv_cred *, const struct priv_cred *);
+void	priv_cred_free(struct priv_cred *);
+int	priv_switch(const struct priv_cred *);
+
+#endif /* TICKD_PRIV_H */

@@ -1,0 +1,699 @@
+/*
+ * store.c -- the SQLite store of run instances, attempts and decisions.
+ *
+ * One writer (the daemon; a lock file keeps it single), readers through
+ * WAL.  Every statement is prepared once in store_open and finalized in
+ * store_close.  synchronous=FULL: a committed claim survives power loss,
+ * which is what makes "claimed before fork" mean "never run twice".  The
+ * busy timeout is short (STORE_BUSY_MS): the daemon never blocks its loop
+ * on another process's lock; it sees -1 with store_busy() and retries,
+ * and the delay shows up as lateness.
+ *
+ * The identity of a run instance is (job, origin, scheduled_at), a unique
+ * key; its public name, TICKD_RUN_ID, is "JOB@INSTANT" (plus "/ORIGIN"
+ * for manual and @reboot instances).  A claim inserts the instance if it
+ * is absent, then moves it to running with one conditional UPDATE that
+ * succeeds only for a pending instance, so two claims of one instance
+ * cannot both succeed.
+ *
+ * DIAGNOSTICS: functions return -1 and keep the SQLite message for
+ * store_error(); store_open returns NULL with *cause set.  Nothing is
+ * logged here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "rfc3339.h"
+#include "store.h"
+#include "store_schema.h"
+#include "xmalloc.h"
+
+#define STORE_BUSY_MS	250
+
+enum {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_JOB_GET,
+	ST_JOB_PUT,
+	ST_RUN_INSERT,
+	ST_RUN_CLAIM,
+	ST_ATTEMPT_INSERT,
+	ST_ATTEMPT_STARTED,
+	ST_RUN_STARTED,
+	ST_ATTEMPT_END,
+	ST_RUN_END,
+	ST_DECISION_ADD,
+	ST_LEASE_RENEW,
+	ST_META_GET,
+	ST_META_SET,
+	ST_RUN_QUEUE,
+	ST_RUN_UNQUEUE,
+	ST_JOB_IDS,
+	ST_JOB_LAST_END,
+	ST_ATTEMPTS_INTERRUPT,
+	ST_RUNS_INTERRUPT,
+	ST_RUNS_QUEUED,
+	ST_COUNT
+};
+
+static const char *const store_sql[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_JOB_GET] = "SELECT sched_hash, planned, paused, boot_id FROM jobs "
+	    "WHERE job = ?1",
+	[ST_JOB_PUT] = "INSERT INTO jobs (job, sched_hash, planned, paused, "
+	    "boot_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+	    "ON CONFLICT (job) DO UPDATE SET sched_hash = ?2, planned = ?3, "
+	    "paused = ?4, boot_id = ?5, updated_at = ?6",
+	[ST_RUN_INSERT] = "INSERT INTO runs (run_id, job, scheduled_at, "
+	    "origin, trigger, status, created_at) VALUES (?1, ?2, ?3, ?4, ?5, "
+	    "'pending', ?6) ON CONFLICT DO NOTHING",
+	[ST_RUN_CLAIM] = "UPDATE runs SET status = 'running', reason = NULL, "
+	    "trigger = ?4, owner = ?5, lease_until = ?6, "
+	    "attempts = attempts + 1 "
+	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
+	    "AND (status IN ('pending', 'queued') OR "
+	    "(status = 'running' AND lease_until < ?7)) "
+	    "RETURNING id, attempts, run_id",
+	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger) "
+	    "VALUES (?1, ?2, ?3)",
+	[ST_ATTEMPT_STARTED] = "UPDATE attempts SET pid = ?3, started_at = ?4,"
+	    " lateness_ms = ?5 WHERE run = ?1 AND attempt = ?2",
+	[ST_RUN_STARTED] = "UPDATE runs SET started_at = coalesce(started_at, "
+	    "?2) WHERE id = ?1",
+	[ST_ATTEMPT_END] = "UPDATE attempts SET finished_at = ?3, "
+	    "duration_ms = ?4, exit_status = ?5, signal = ?6, outcome = ?7, "
+	    "error = ?8, started_at = coalesce(started_at, ?9), "
+	    "lateness_ms = coalesce(lateness_ms, ?10) "
+	    "WHERE run = ?1 AND attempt = ?2",
+	[ST_RUN_END] = "UPDATE runs SET status = ?2, reason = ?3, "
+	    "owner = NULL, lease_until = NULL, "
+	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
+	    "exit_status = ?6, signal = ?7 WHERE id = ?1",
+	[ST_DECISION_ADD] = "INSERT INTO decisions (job, decided_at, decision,"
+	    " reason, first_at, last_at, count, run) VALUES (?1, ?2, ?3, ?4, "
+	    "?5, ?6, ?7, ?8)",
+	[ST_LEASE_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE owner = ?1 "
+	    "AND status = 'running'",
+	[ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2) "
+	    "ON CONFLICT (key) DO UPDATE SET value = ?2",
+	[ST_RUN_QUEUE] = "INSERT INTO runs (run_id, job, scheduled_at, "
+	    "origin, trigger, status, reason, created_at) VALUES (?1, ?2, ?3, "
+	    "?4, ?5, 'queued', 'max_running', ?6) ON CONFLICT DO NOTHING",
+	[ST_RUN_UNQUEUE] = "UPDATE runs SET status = ?4, reason = ?5, "
+	    "finished_at = ?6 WHERE job = ?1 AND origin = ?2 AND "
+	    "scheduled_at = ?3 AND status = 'queued' RETURNING id",
+	[ST_JOB_IDS] = "SELECT job FROM jobs WHERE sched_hash != "
+	    "'0000000000000000'",
+	[ST_JOB_LAST_END] = "SELECT max(finished_at) FROM runs WHERE job = ?1",
+	[ST_ATTEMPTS_INTERRUPT] = "UPDATE attempts SET finished_at = ?1, "
+	    "outcome = 'interrupted', error = ?2 WHERE finished_at IS NULL "
+	    "AND run IN (SELECT id FROM runs WHERE status = 'running')",
+	[ST_RUNS_INTERRUPT] = "UPDATE runs SET status = 'interrupted', "
+	    "reason = ?2, owner = NULL, lease_until = NULL, finished_at = ?1 "
+	    "WHERE status = 'running'",
+	[ST_RUNS_QUEUED] = "SELECT job, scheduled_at, origin, trigger FROM runs "
+	    "WHERE status = 'queued' ORDER BY scheduled_at, id",
+};
+
+struct store {
+	sqlite3		*db;
+	sqlite3_stmt	*st[ST_COUNT];
+	int		 busy;		/* the last failure was a lock */
+	char		 err[256];
+};
+
+/* Remember the error of the last failed call; always returns -1. */
+static int
+store_fail(struct store *s, int rc)
+{
+	int base = rc & 0xff;
+
+	s->busy = base == SQLITE_BUSY || base == SQLITE_LOCKED;
+	(void)snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->db));
+	return -1;
+}
+
+/* Run a statement to completion (no rows wanted); 0 or -1. */
+static int
+store_step_done(struct store *s, sqlite3_stmt *st)
+{
+	int rc;
+
+	rc = sqlite3_step(st);
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(s, rc);
+	s->busy = 0;
+	return 0;
+}
+
+/* Bind an int64 that may be "none" (-1) as NULL. */
+static void
+store_bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == -1)
+		(void)sqlite3_bind_null(st, i);
+	else
+		(void)sqlite3_bind_int64(st, i, v);
+}
+
+/* Bind a string that may be NULL. */
+static void
+store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v == NULL)
+		(void)sqlite3_bind_null(st, i);
+	else
+		(void)sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Run some SQL text without results; 0, or -1 with *cause set. */
+static int
+store_exec(sqlite3 *db, const char *sql, char **cause)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		*cause = xstrdup(msg != NULL ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Bring the schema to STORE_SCHEMA_VERSION; 0 or -1 with *cause. */
+static int
+store_migrate(sqlite3 *db, const char *path, char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	char		*why = NULL, *sql;
+	int		 version = -1;
+	size_t		 i;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	(void)sqlite3_finalize(st);
+	if (version < 0) {
+		*cause = xasprintf("%s: cannot read the schema version: %s",
+		    path, sqlite3_errmsg(db));
+		return -1;
+	}
+	if ((size_t)version > store_schema_steps) {
+		*cause = xasprintf("%s: schema version %d is newer than this "
+		    "tickd understands (%zu): downgrade is not supported",
+		    path, version, store_schema_steps);
+		return -1;
+	}
+	for (i = (size_t)version; i < store_schema_steps; i++) {
+		sql = xasprintf("BEGIN IMMEDIATE; %s PRAGMA user_version = %zu;"
+		    " COMMIT;", store_schema[i], i + 1);
+		if (store_exec(db, sql, &why) == -1) {
+			free(sql);
+			(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			*cause = xasprintf("%s: migrating the schema to version "
+			    "%zu: %s", path, i + 1, why);
+			free(why);
+			return -1;
+		}
+		free(sql);
+	}
+	return 0;
+}
+
+/*
+ * Open (creating if needed and not readonly) the store at path.  Returns
+ * a store (caller frees with store_close), or NULL with *cause set.
+ */
+struct store *
+store_open(const char *path, int readonly, char **cause)
+{
+	struct store	*s = xcalloc(1, sizeof *s);
+	char		*why = NULL;
+	int		 i, rc, flags;
+
+	flags = readonly ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		*cause = xasprintf("%s: %s", path, s->db != NULL ?
+		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	(void)sqlite3_extended_result_codes(s->db, 1);
+	(void)sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	if (!readonly) {
+		if (store_exec(s->db, "PRAGMA journal_mode = WAL;"
+		    "PRAGMA synchronous = FULL;"
+		    "PRAGMA foreign_keys = ON;", &why) == -1) {
+			*cause = xasprintf("%s: %s", path, why);
+			free(why);
+			goto fail;
+		}
+		if (store_migrate(s->db, path, cause) == -1)
+			goto fail;
+	}
+	for (i = 0; i < ST_COUNT && !readonly; i++) {
+		if (sqlite3_prepare_v3(s->db, store_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+			*cause = xasprintf("%s: preparing statement %d: %s",
+			    path, i, sqlite3_errmsg(s->db));
+			goto fail;
+		}
+	}
+	return s;
+
+fail:
+	store_close(s);
+	return NULL;
+}
+
+/* Finalize every statement and close; NULL is allowed. */
+void
+store_close(struct store *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < ST_COUNT; i++)
+		(void)sqlite3_finalize(s->st[i]);
+	if (s->db != NULL)
+		(void)sqlite3_close(s->db);
+	free(s);
+}
+
+/* The message of the last failure. */
+const char *
+store_error(const struct store *s)
+{
+	return s->err;
+}
+
+/* Whether the last failure was another process holding a lock. */
+int
+store_busy(const struct store *s)
+{
+	return s->busy;
+}
+
+/* Start a write transaction (takes the write lock now). */
+int
+store_begin(struct store *s)
+{
+	return store_step_done(s, s->st[ST_BEGIN]);
+}
+
+/* Commit; on failure the transaction is rolled back. */
+int
+store_commit(struct store *s)
+{
+	if (store_step_done(s, s->st[ST_COMMIT]) == -1) {
+		store_rollback(s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Roll back the open transaction, if any. */
+void
+store_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		(void)store_step_done(s, s->st[ST_ROLLBACK]);
+}
+
+/* The stored state of a job: 1 found, 0 not found, -1 error. */
+int
+store_job_get(struct store *s, const char *job, struct store_job *out)
+{
+	sqlite3_stmt	*st = s->st[ST_JOB_GET];
+	const char	*text;
+	int		 rc;
+
+	memset(out, 0, sizeof *out);
+	out->planned = -1;
+	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		text = (const char *)sqlite3_column_text(st, 0);
+		out->sched_hash = text ? strtoull(text, NULL, 16) : 0;
+		out->planned = sqlite3_column_type(st, 1) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 1);
+		out->paused = sqlite3_column_int(st, 2);
+		text = (const char *)sqlite3_column_text(st, 3);
+		(void)snprintf(out->boot_id, sizeof out->boot_id, "%s",
+		    text ? text : "");
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	s->busy = 0;
+	return rc == SQLITE_ROW;
+}
+
+/* Insert or replace the stored state of a job. */
+int
+store_job_put(struct store *s, const char *job, const struct store_job *j,
+    int64_t now_ms)
+{
+	sqlite3_stmt	*st = s->st[ST_JOB_PUT];
+	char		 hash[17];
+
+	(void)snprintf(hash, sizeof hash, "%016" PRIx64, j->sched_hash);
+	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
+	store_bind_opt(st, 3, j->planned);
+	(void)sqlite3_bind_int(st, 4, j->paused);
+	store_bind_text(st, 5, j->boot_id[0] != '\0' ? j->boot_id : NULL);
+	(void)sqlite3_bind_int64(st, 6, now_ms);
+	return store_step_done(s, st);
+}
+
+/* The public id of an instance: "JOB@INSTANT[/ORIGIN]". */
+void
+store_run_id(const char *job, int64_t at, const char *origin, char *buf,
+    size_t len)
+{
+	char when[RFC3339_BUFSZ];
+
+	rfc3339_format_utc(at, when, sizeof when);
+	if (origin == NULL || strcmp(origin, "schedule") == 0)
+		(void)snprintf(buf, len, "%s@%s", job, when);
+	else
+		(void)snprintf(buf, len, "%s@%s/%s", job, when, origin);
+}
+
+/*
+ * Claim an instance for a new attempt, inside the caller's transaction:
+ * insert it if absent, move it to running under our lease if it is
+ * pending or queued, or running under a lease that has expired (its
+ * owner is gone), and add the attempt row.  Returns 1 claimed (*out set), 0 when the
+ * instance exists and is not claimable (it ran, or runs), -1 on error.
+ */
+int
+store_run_claim(struct store *s, const struct store_claim *c,
+    struct store_claimed *out)
+{
+	sqlite3_stmt	*st;
+	char		 run_id[STORE_RUN_ID_MAX];
+	const char	*text;
+	int		 rc;
+
+	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
+	    sizeof run_id);
+	st = s->st[ST_RUN_INSERT];
+	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 6, c->now_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+
+	st = s->st[ST_RUN_CLAIM];
+	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	(void)sqlite3_bind_text(st, 4, c->trigger, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 5, c->owner, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 6, c->lease_until);
+	(void)sqlite3_bind_int64(st, 7, c->now_ms / 1000);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->rowid = sqlite3_column_int64(st, 0);
+		out->attempt = sqlite3_column_int(st, 1);
+		text = (const char *)sqlite3_column_text(st, 2);
+		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
+		    text ? text : run_id);
+		/* Step to the end so the UPDATE completes. */
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			;
+		rc = rc == SQLITE_DONE ? SQLITE_ROW : rc;
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	if (rc == SQLITE_DONE)
+		return 0;
+
+	st = s->st[ST_ATTEMPT_INSERT];
+	(void)sqlite3_bind_int64(st, 1, out->rowid);
+	(void)sqlite3_bind_int(st, 2, out->attempt);
+	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return 1;
+}
+
+/* Record that an attempt's process started. */
+int
+store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
+    int64_t started_ms, int64_t lateness_ms)
+{
+	sqlite3_stmt *st = s->st[ST_ATTEMPT_STARTED];
+
+	(void)sqlite3_bind_int64(st, 1, rowid);
+	(void)sqlite3_bind_int(st, 2, attempt);
+	(void)sqlite3_bind_int64(st, 3, (int64_t)pid);
+	(void)sqlite3_bind_int64(st, 4, started_ms);
+	(void)sqlite3_bind_int64(st, 5, lateness_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	st = s->st[ST_RUN_STARTED];
+	(void)sqlite3_bind_int64(st, 1, rowid);
+	(void)sqlite3_bind_int64(st, 2, started_ms);
+	return store_step_done(s, st);
+}
+
+/* Record the end of an attempt and the instance's resulting status. */
+int
+store_attempt_end(struct store *s, const struct store_end *e)
+{
+	sqlite3_stmt	*st = s->st[ST_ATTEMPT_END];
+	int64_t		 dur = e->started_ms == -1 ? -1 :
+			    e->finished_ms - e->started_ms;
+
+	(void)sqlite3_bind_int64(st, 1, e->rowid);
+	(void)sqlite3_bind_int(st, 2, e->attempt);
+	(void)sqlite3_bind_int64(st, 3, e->finished_ms);
+	store_bind_opt(st, 4, dur);
+	store_bind_opt(st, 5, e->exit_status);
+	store_bind_opt(st, 6, e->signal);
+	store_bind_text(st, 7, e->outcome);
+	store_bind_text(st, 8, e->error);
+	store_bind_opt(st, 9, e->started_ms);
+	store_bind_opt(st, 10, e->lateness_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+
+	st = s->st[ST_RUN_END];
+	(void)sqlite3_bind_int64(st, 1, e->rowid);
+	store_bind_text(st, 2, e->status);
+	store_bind_text(st, 3, e->reason);
+	store_bind_opt(st, 4, e->started_ms);
+	(void)sqlite3_bind_int64(st, 5, e->finished_ms);
+	store_bind_opt(st, 6, e->exit_status);
+	store_bind_opt(st, 7, e->signal);
+	return store_step_done(s, st);
+}
+
+/* Record a decision about a range of instants. */
+int
+store_decision_add(struct store *s, const struct store_decision *d)
+{
+	sqlite3_stmt *st = s->st[ST_DECISION_ADD];
+
+	(void)sqlite3_bind_text(st, 1, d->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 2, d->now_ms);
+	(void)sqlite3_bind_text(st, 3, d->decision, -1, SQLITE_STATIC);
+	store_bind_text(st, 4, d->reason);
+	store_bind_opt(st, 5, d->first_at);
+	store_bind_opt(st, 6, d->last_at);
+	(void)sqlite3_bind_int64(st, 7, d->count);
+	store_bind_opt(st, 8, d->run_rowid);
+	return store_step_done(s, st);
+}
+
+/* Extend the lease of every instance owner runs to until. */
+int
+store_lease_renew(struct store *s, const char *owner, int64_t until)
+{
+	sqlite3_stmt *st = s->st[ST_LEASE_RENEW];
+
+	(void)sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 2, until);
+	return store_step_done(s, st);
+}
+
+/* A meta value into buf: 1 found, 0 not found, -1 error. */
+int
+store_meta_get(struct store *s, const char *key, char *buf, size_t len)
+{
+	sqlite3_stmt	*st = s->st[ST_META_GET];
+	const char	*text;
+	int		 rc;
+
+	(void)sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		text = (const char *)sqlite3_column_text(st, 0);
+		(void)snprintf(buf, len, "%s", text ? text : "");
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return rc == SQLITE_ROW;
+}
+
+/* Set a meta value. */
+int
+store_meta_set(struct store *s, const char *key, const char *value)
+{
+	sqlite3_stmt *st = s->st[ST_META_SET];
+
+	(void)sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, value);
+	return store_step_done(s, st);
+}
+
+/*
+ * Record an instance that waits for a free slot (max_running), inside the
+ * caller's transaction.  Returns 1 queued, 0 if the instance exists.
+ */
+int
+store_run_queue(struct store *s, const struct store_claim *c)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_QUEUE];
+	char		 run_id[STORE_RUN_ID_MAX];
+
+	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
+	    sizeof run_id);
+	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 6, c->now_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return sqlite3_changes(s->db) > 0;
+}
+
+/* Call fn for each job the store has planned; -1 on error. */
+int
+store_job_ids(struct store *s, void (*fn)(const char *, void *), void *arg)
+{
+	sqlite3_stmt	*st = s->st[ST_JOB_IDS];
+	int		 rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fn((const char *)sqlite3_column_text(st, 0), arg);
+	(void)sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return 0;
+}
+
+/* When the job's latest run finished (Unix ms), -1 if never, -2 error. */
+int64_t
+store_job_last_end(struct store *s, const char *job)
+{
+	sqlite3_stmt	*st = s->st[ST_JOB_LAST_END];
+	int64_t		 v = -1;
+	int		 rc;
+
+	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		(void)store_fail(s, rc);
+		return -2;
+	}
+	return v;
+}
+
+/*
+ * Mark every instance still running (left by a daemon that died) as
+ * interrupted; returns how many, or -1.
+ */
+int
+store_runs_interrupt(struct store *s, int64_t now_ms, const char *reason)
+{
+	sqlite3_stmt *st = s->st[ST_ATTEMPTS_INTERRUPT];
+
+	(void)sqlite3_bind_int64(st, 1, now_ms);
+	(void)sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	st = s->st[ST_RUNS_INTERRUPT];
+	(void)sqlite3_bind_int64(st, 1, now_ms);
+	(void)sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return sqlite3_changes(s->db);
+}
+
+/* Call fn for each queued instance, oldest first; -1 on error. */
+int
+store_runs_queued(struct store *s, void (*fn)(const char *, int64_t,
+    const char *, const char *, void *), void *arg)
+{
+	sqlite3_stmt	*st = s->st[ST_RUNS_QUEUED];
+	int		 rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fn((const char *)sqlite3_column_text(st, 0),
+		    sqlite3_column_int64(st, 1),
+		    (const char *)sqlite3_column_text(st, 2),
+		    (const char *)sqlite3_column_text(st, 3), arg);
+	(void)sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return 0;
+}
+
+/*
+ * Settle a queued instance without running it (status and reason, e.g.
+ * skipped/overlap).  Returns its rowid, 0 if it was not queued, -1.
+ */
+int64_t
+store_run_unqueue(struct store *s, const struct store_claim *c,
+    const char *status, const char *reason)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_UNQUEUE];
+	int64_t		 rowid = 0;
+	int		 rc;
+
+	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	(void)sqlite3_bind_text(st, 4, status, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 6, c->now_ms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		rowid = sqlite3_column_int64(st, 0);
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	s->busy = 0;
+	return rowid;
+}

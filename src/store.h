@@ -1,0 +1,108 @@
+/*
+ * store.h -- the durable record: run instances, attempts, decisions.
+ *
+ * struct store is opaque; no SQLite type appears here.  Every function
+ * returns 0 (or a documented positive value) on success and -1 on
+ * failure, with the error text available from store_error().  A failure
+ * with store_busy() true means another process held the database: the
+ * caller retries later and nothing was changed.
+ */
+#ifndef TICKD_STORE_H
+#define TICKD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define STORE_SCHEMA_VERSION	1
+#define STORE_RUN_ID_MAX	128
+
+/* Per-job state the scheduler keeps across restarts. */
+struct store_job {
+	uint64_t	sched_hash;	/* the schedule it was planned with */
+	int64_t		planned;	/* last instance planned, -1: none */
+	int		paused;
+	char		boot_id[40];	/* boot of the last @reboot run */
+};
+
+/* A run instance to claim. */
+struct store_claim {
+	const char	*job;
+	int64_t		 scheduled_at;	/* Unix seconds */
+	const char	*origin;	/* "schedule", "manual", "reboot" */
+	const char	*trigger;	/* what starts this attempt */
+	const char	*owner;
+	int64_t		 now_ms;
+	int64_t		 lease_until;	/* Unix seconds */
+};
+
+/* What a successful claim gives. */
+struct store_claimed {
+	int64_t	rowid;
+	int	attempt;
+	char	run_id[STORE_RUN_ID_MAX];
+};
+
+/* The end of an attempt. */
+struct store_end {
+	int64_t		 rowid;
+	int		 attempt;
+	const char	*status;	/* run status: succeeded, failed, ... */
+	const char	*reason;	/* NULL or: exit, signal, spawn, ... */
+	const char	*outcome;	/* attempt outcome */
+	int64_t		 started_ms;	/* -1: never started */
+	int64_t		 finished_ms;
+	int64_t		 lateness_ms;
+	int		 exit_status;	/* -1: none */
+	int		 signal;	/* -1: none */
+	const char	*error;		/* spawn failure text, or NULL */
+};
+
+/* A decision about instances that did not (or will not) run. */
+struct store_decision {
+	const char	*job;
+	const char	*decision;	/* missed, skipped, ... */
+	const char	*reason;
+	int64_t		 first_at;	/* Unix seconds, range of instants */
+	int64_t		 last_at;
+	int64_t		 count;
+	int64_t		 now_ms;
+	int64_t		 run_rowid;	/* related run, or -1 */
+};
+
+struct store;
+
+struct store	*store_open(const char *, int, char **);
+void		 store_close(struct store *);
+const char	*store_error(const struct store *);
+int		 store_busy(const struct store *);
+int		 store_begin(struct store *);
+int		 store_commit(struct store *);
+void		 store_rollback(struct store *);
+int		 store_job_get(struct store *, const char *,
+		     struct store_job *);
+int		 store_job_put(struct store *, const char *,
+		     const struct store_job *, int64_t);
+int		 store_run_claim(struct store *, const struct store_claim *,
+		     struct store_claimed *);
+int		 store_attempt_started(struct store *, int64_t, int, pid_t,
+		     int64_t, int64_t);
+int		 store_attempt_end(struct store *, const struct store_end *);
+int		 store_decision_add(struct store *,
+		     const struct store_decision *);
+int		 store_lease_renew(struct store *, const char *, int64_t);
+int		 store_meta_get(struct store *, const char *, char *, size_t);
+int		 store_meta_set(struct store *, const char *, const char *);
+void		 store_run_id(const char *, int64_t, const char *, char *,
+		     size_t);
+int		 store_run_queue(struct store *, const struct store_claim *);
+int64_t		 store_run_unqueue(struct store *, const struct store_claim *,
+		     const char *, const char *);
+int		 store_job_ids(struct store *, void (*)(const char *, void *),
+		     void *);
+int64_t		 store_job_last_end(struct store *, const char *);
+int		 store_runs_interrupt(struct store *, int64_t, const char *);
+int		 store_runs_queued(struct store *, void (*)(const char *,
+		     int64_t, const char *, const char *, void *), void *);
+
+#endif /* TICKD_STORE_H */

@@ -1,0 +1,83 @@
+/*
+ * store_schema.c -- the database schema and its migrations.
+ *
+ * store_schema[i] takes a database from user_version i to i + 1; a new
+ * release appends a step and never edits an old one.  Times: scheduled
+ * instants (scheduled_at, planned, first_at, last_at, lease_until) are
+ * Unix seconds; moments something happened (*_at in attempts, created_at,
+ * decided_at) are Unix milliseconds.
+ *
+ * DIAGNOSTICS: none; data only.
+ */
+#include <stddef.h>
+
+#include "store_schema.h"
+
+const char *const store_schema[] = {
+	/* 0 -> 1: the first release. */
+	"CREATE TABLE jobs ("
+	"  job TEXT PRIMARY KEY,"
+	"  sched_hash TEXT NOT NULL,"		/* schedule, zone, gap, fold */
+	"  planned INTEGER,"			/* last instance planned */
+	"  paused INTEGER NOT NULL DEFAULT 0,"
+	"  boot_id TEXT,"			/* last @reboot run's boot */
+	"  updated_at INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id TEXT NOT NULL UNIQUE,"	/* TICKD_RUN_ID */
+	"  job TEXT NOT NULL,"
+	"  scheduled_at INTEGER NOT NULL,"
+	"  origin TEXT NOT NULL,"		/* schedule, manual, reboot */
+	"  trigger TEXT NOT NULL,"		/* of the latest attempt */
+	"  status TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  owner TEXT,"
+	"  lease_until INTEGER,"
+	"  created_at INTEGER NOT NULL,"
+	"  started_at INTEGER,"
+	"  finished_at INTEGER,"
+	"  exit_status INTEGER,"
+	"  signal INTEGER,"
+	"  UNIQUE (job, origin, scheduled_at)"
+	");"
+	"CREATE INDEX runs_job ON runs (job, scheduled_at);"
+	"CREATE INDEX runs_active ON runs (status) WHERE status IN"
+	"  ('pending', 'queued', 'running', 'retrying');"
+	"CREATE TABLE attempts ("
+	"  run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+	"  attempt INTEGER NOT NULL,"
+	"  trigger TEXT NOT NULL,"
+	"  pid INTEGER,"
+	"  pid_start INTEGER,"			/* /proc/PID/stat starttime */
+	"  started_at INTEGER,"
+	"  finished_at INTEGER,"
+	"  lateness_ms INTEGER,"
+	"  duration_ms INTEGER,"
+	"  exit_status INTEGER,"
+	"  signal INTEGER,"
+	"  outcome TEXT,"
+	"  error TEXT,"
+	"  PRIMARY KEY (run, attempt)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE decisions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL,"
+	"  decided_at INTEGER NOT NULL,"
+	"  decision TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  first_at INTEGER,"
+	"  last_at INTEGER,"
+	"  count INTEGER NOT NULL DEFAULT 1,"
+	"  run INTEGER"
+	");"
+	"CREATE INDEX decisions_job ON decisions (job, decided_at);"
+	"CREATE TABLE meta ("
+	"  key TEXT PRIMARY KEY,"
+	"  value TEXT"
+	") WITHOUT ROWID;",
+};
+
+const size_t store_schema_steps = sizeof store_schema /
+    sizeof store_schema[0];

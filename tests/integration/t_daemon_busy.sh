@@ -1,0 +1,79 @@
+#!/bin/sh
+# A busy store (another process holds the write lock for 2 s) delays runs
+# and writes, never loses or duplicates them: no process starts while a
+# claim cannot be committed, the end of a run that finished meanwhile is
+# written afterwards with its true times, every instance is a run or a
+# decision, and the trouble and the recovery are logged.
+. tests/integration/lib.sh
+setup
+[ -n "$python" ] || { echo "python3 is missing"; exit 77; }
+
+# lock.py DB SECONDS: hold the write lock; print "locked MS" and
+# "unlocked MS" (Unix ms) as it takes and releases it.
+cat >"$dir/lock.py" <<'EOF2'
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+c.execute("BEGIN IMMEDIATE")
+print("locked", int(time.time() * 1000), flush=True)
+time.sleep(float(sys.argv[2]))
+t = int(time.time() * 1000)
+c.execute("COMMIT")
+print("unlocked", t, flush=True)
+EOF2
+
+write_job tick.job <<'EOF2'
+[tick]
+schedule = every 1s
+command = echo "$TICKD_RUN_ID" >> @DIR@/tick.out
+EOF2
+# Starts when told to, and ends when told to: while the store is locked.
+write_job slow.job <<'EOF2'
+[slow]
+schedule = every 1s
+command = [ -e @DIR@/slow.go ] && [ ! -e @DIR@/slow.id ] || exit 0; echo "$TICKD_RUN_ID" > @DIR@/slow.id; while [ ! -e @DIR@/slow.end ]; do sleep 0.1; done
+EOF2
+daemon_start
+wait_for "2 runs of tick" 10 eval '[ "$(lines "$dir/tick.out")" -ge 2 ]'
+touch "$dir/slow.go"
+wait_for "slow to start" 10 test -s "$dir/slow.id"
+sid=$(cat "$dir/slow.id")
+"$python" "$dir/lock.py" "$db" 2 >"$dir/lock.state" &
+wait_for "the lock" 10 grep -q '^locked' "$dir/lock.state"
+touch "$dir/slow.end"
+wait_for "the unlock" 15 grep -q '^unlocked' "$dir/lock.state"
+t_lock=$(sed -n 's/^locked //p' "$dir/lock.state")
+t_unlock=$(sed -n 's/^unlocked //p' "$dir/lock.state")
+wait_for "a tick run after the lock" 10 eval "[ \"\$(sql \"SELECT count(*)
+    FROM runs WHERE job = 'tick' AND scheduled_at * 1000 > $t_unlock AND
+    status = 'succeeded'\")\" -ge 1 ]"
+daemon_stop_ok
+
+expect_match "trouble logged" "$(grep -F 'runs are delayed' "$log" | head -n 1)" \
+    "tickd: warning: store *: database is locked: runs are delayed until it is available"
+log_has "tickd: notice: store available again after" ||
+    fail "the recovery is not logged"
+# Claimed before forked: nothing started while the lock was held (allow
+# 300 ms: the store's busy timeout is 250 ms).
+expect_eq "no process started during the lock" "$(sql "SELECT count(*) FROM
+    attempts WHERE started_at > $t_lock + 300 AND started_at < $t_unlock")" 0
+# The run that ended during the lock: recorded afterwards, with its times.
+expect_eq "slow: recorded" "$(sql "SELECT status, exit_status,
+    finished_at > $t_lock AND finished_at < $t_unlock FROM runs
+    WHERE run_id = '$sid'")" "succeeded|0|1"
+expect_eq "slow: its attempt" "$(sql "SELECT a.outcome,
+    a.duration_ms = a.finished_at - a.started_at, a.finished_at = r.finished_at
+    FROM attempts a JOIN runs r ON a.run = r.id WHERE r.run_id = '$sid'")" \
+    "succeeded|1|1"
+# The first tick run after the lock's start waited for it, and says so.
+first=$(sql "SELECT min(scheduled_at) FROM runs WHERE job = 'tick' AND
+    scheduled_at * 1000 > $t_lock")
+expect_eq "tick: delayed by the lock" "$(sql "SELECT a.started_at >= $t_unlock,
+    a.lateness_ms = a.started_at - r.scheduled_at * 1000 FROM attempts a
+    JOIN runs r ON a.run = r.id WHERE r.job = 'tick' AND
+    r.scheduled_at = $first")" "1|1"
+# Nothing lost, nothing twice.
+expect_accounted tick
+expect_runs_match "$dir/tick.out" "job = 'tick'"
+expect_eq "nothing left running" "$(sql "SELECT count(*) FROM runs
+    WHERE status IN ('running', 'pending')")" 0
+done_ok
