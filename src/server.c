@@ -53,7 +53,7 @@
 #include "log.h"
 #include "rfc3339.h"
 #include "runner.h"
-#include "sched.h"
+#include "policy.h"
 #include "schedule.h"
 #include "server.h"
 #include "store.h"
@@ -112,7 +112,7 @@ struct plan {
 	int64_t			 run_at;
 	int64_t			 due_ms;
 	const char		*origin;
-	struct sched_late	 late;
+	struct policy_late	 late;
 	int64_t			 miss_first, miss_last, miss_count;
 	int64_t			 planned;	/* new planned mark */
 	int64_t			 next_at;	/* following instance */
@@ -468,7 +468,7 @@ server_plan(struct server *s, struct sjob *j, int64_t now)
 		server_heap_remove(s, j);
 		return;
 	}
-	delay = d->random_delay > 0 ? sched_random_delay(s->machine_id,
+	delay = d->random_delay > 0 ? policy_random_delay(s->machine_id,
 	    j->id, next, d->random_delay, following) : 0;
 	j->due_ms = (next + delay) * 1000;
 	/* @reboot's instant is the boot; it is due when the daemon starts. */
@@ -790,7 +790,7 @@ server_decide(struct server *s, struct plan *p, int64_t now, int64_t now_ms,
 		break;
 	case SCHEDULE_CRON:
 	case SCHEDULE_EVERY:
-		sched_scan(d->schedule, d->tz, d->gap, d->fold, j->next_at,
+		policy_scan(d->schedule, d->tz, d->gap, d->fold, j->next_at,
 		    now, &p->late);
 		p->next_at = p->late.next;
 		if (p->late.count == 0) {
@@ -798,7 +798,7 @@ server_decide(struct server *s, struct plan *p, int64_t now, int64_t now_ms,
 			return;
 		}
 		p->planned = p->late.last;
-		delay = d->random_delay > 0 ? sched_random_delay(s->machine_id,
+		delay = d->random_delay > 0 ? policy_random_delay(s->machine_id,
 		    j->id, p->late.last, d->random_delay, p->late.next) : 0;
 		p->due_ms = (p->late.last + delay) * 1000;
 		if (now_ms - p->due_ms <= SERVER_GRACE_MS) {

@@ -1,9 +1,9 @@
 /*
- * test_sched.c -- unit tests of the pure scheduling decisions:
- * sched_random_delay (stable, bounded, spread, capped before the next
- * instance) and sched_scan (the range of instances due between a job's
+ * test_policy.c -- unit tests of the pure scheduling decisions:
+ * policy_random_delay (stable, bounded, spread, capped before the next
+ * instance) and policy_scan (the range of instances due between a job's
  * next planned instant and now, counted by arithmetic for fixed-rate
- * schedules and by walking otherwise, capped at SCHED_SCAN_MAX).
+ * schedules and by walking otherwise, capped at POLICY_SCAN_MAX).
  *
  * Tables of cases.  Instants are written in RFC 3339; "-" means -1 (none).
  * Zones come from the fat fixtures (tests/data/tzif/fat; TICKD_TESTDATA
@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "rfc3339.h"
-#include "sched.h"
+#include "policy.h"
 #include "schedule.h"
 #include "tz.h"
 
@@ -54,7 +54,7 @@ cpu(void)
 }
 
 /*
- * sched_random_delay, bounds: for every instant at = base + i * step
+ * policy_random_delay, bounds: for every instant at = base + i * step
  * (i < n), the delay is within [0, max] and below next - at, where next is
  * at + gap (gap 0: no next instance known, -1 is passed).
  */
@@ -93,7 +93,7 @@ delay_bound_run(const struct delay_bound_case *c)
 	for (i = 0; i < c->n; i++) {
 		t = base + (int64_t)i * 61;
 		next = c->gap > 0 ? t + c->gap : -1;
-		d = sched_random_delay(c->machine, c->job, t, c->max, next);
+		d = policy_random_delay(c->machine, c->job, t, c->max, next);
 		if (d < 0 || d > c->want_max) {
 			T_TRUE(d >= 0 && d <= c->want_max);
 			(void)printf("  at %" PRId64 ": delay %" PRId64 "\n",
@@ -104,7 +104,7 @@ delay_bound_run(const struct delay_bound_case *c)
 			T_TRUE(d < next - t);
 			break;
 		}
-		T_EQ_INT(sched_random_delay(c->machine, c->job, t, c->max,
+		T_EQ_INT(policy_random_delay(c->machine, c->job, t, c->max,
 		    next), d);
 		if (d > top)
 			top = d;
@@ -137,7 +137,7 @@ test_delay_spread(void)
 		max = maxes[m];
 		memset(deciles, 0, sizeof deciles);
 		for (i = 0; i < 1000; i++) {
-			d = sched_random_delay("0123456789abcdef", "backup",
+			d = policy_random_delay("0123456789abcdef", "backup",
 			    base + (int64_t)i * 60, max, -1);
 			deciles[d * 10 / (max + 1)]++;
 		}
@@ -158,7 +158,7 @@ test_delay_spread(void)
 			(void)snprintf(job, sizeof job, "job%d", k == 0 ? i : 0);
 			(void)snprintf(machine, sizeof machine, "machine-%d",
 			    k == 1 ? i : 0);
-			v[i] = sched_random_delay(machine, job,
+			v[i] = policy_random_delay(machine, job,
 			    base + (k == 2 ? i : 0), 1000000, -1);
 		}
 		distinct = 0;
@@ -174,15 +174,15 @@ test_delay_spread(void)
 
 	/* Adjacent instants, jobs that differ in one letter: not equal. */
 	T_RUN("near inputs");
-	T_TRUE(sched_random_delay("m", "a", base, 86400, -1) !=
-	    sched_random_delay("m", "b", base, 86400, -1));
-	T_TRUE(sched_random_delay("m", "a", base, 86400, -1) !=
-	    sched_random_delay("m", "a", base + 1, 86400, -1));
-	T_TRUE(sched_random_delay("m", "a", base, 86400, -1) !=
-	    sched_random_delay("n", "a", base, 86400, -1));
+	T_TRUE(policy_random_delay("m", "a", base, 86400, -1) !=
+	    policy_random_delay("m", "b", base, 86400, -1));
+	T_TRUE(policy_random_delay("m", "a", base, 86400, -1) !=
+	    policy_random_delay("m", "a", base + 1, 86400, -1));
+	T_TRUE(policy_random_delay("m", "a", base, 86400, -1) !=
+	    policy_random_delay("n", "a", base, 86400, -1));
 	/* The job and machine strings are not simply concatenated. */
-	T_TRUE(sched_random_delay("ab", "c", base, 86400, -1) !=
-	    sched_random_delay("a", "bc", base, 86400, -1));
+	T_TRUE(policy_random_delay("ab", "c", base, 86400, -1) !=
+	    policy_random_delay("a", "bc", base, 86400, -1));
 }
 
 /*
@@ -358,10 +358,10 @@ static const struct scan_case scan_cases[] = {
 };
 
 /*
- * Capped scans: more than SCHED_SCAN_MAX instants due.  The count stops
- * at SCHED_SCAN_MAX, last is the newest instant due (computed from step),
+ * Capped scans: more than POLICY_SCAN_MAX instants due.  The count stops
+ * at POLICY_SCAN_MAX, last is the newest instant due (computed from step),
  * prev and next are its neighbours, and the scan is fast.  Only one case:
- * each costs SCHED_SCAN_MAX calls of schedule_next today (see the timing
+ * each costs POLICY_SCAN_MAX calls of schedule_next today (see the timing
  * check), which is seconds under the sanitizers.
  */
 struct capped_case {
@@ -383,7 +383,7 @@ scan_run(const struct scan_case *c)
 {
 	struct schedule		*s;
 	const struct tz		*z;
-	struct sched_late	 out;
+	struct policy_late	 out;
 	char			*cause = NULL;
 
 	T_RUN(c->name);
@@ -396,7 +396,7 @@ scan_run(const struct scan_case *c)
 		return;
 	}
 	memset(&out, 0x55, sizeof out);
-	sched_scan(s, z, c->gap, c->fold, at(c->next), at(c->now), &out);
+	policy_scan(s, z, c->gap, c->fold, at(c->next), at(c->now), &out);
 	T_EQ_TIME(out.first, at(c->first));
 	T_EQ_TIME(out.last, at(c->last));
 	T_EQ_TIME(out.prev, at(c->prev));
@@ -412,7 +412,7 @@ capped_run(const struct capped_case *c)
 {
 	struct schedule		*s;
 	const struct tz		*z;
-	struct sched_late	 out;
+	struct policy_late	 out;
 	char			*cause = NULL;
 	int64_t			 next = at(c->next), now = next + c->span;
 	int64_t			 last = now - (now - next) % c->step;
@@ -426,19 +426,19 @@ capped_run(const struct capped_case *c)
 		free(cause);
 		return;
 	}
-	T_TRUE(c->span / c->step > SCHED_SCAN_MAX);
+	T_TRUE(c->span / c->step > POLICY_SCAN_MAX);
 	t0 = cpu();
-	sched_scan(s, z, TZ_GAP_AUTO, TZ_FOLD_AUTO, next, now, &out);
+	policy_scan(s, z, TZ_GAP_AUTO, TZ_FOLD_AUTO, next, now, &out);
 	dt = cpu() - t0;
 	T_EQ_INT(out.capped, 1);
-	T_EQ_INT(out.count, SCHED_SCAN_MAX);
+	T_EQ_INT(out.count, POLICY_SCAN_MAX);
 	T_EQ_TIME(out.first, next);
 	T_EQ_TIME(out.last, last);
 	T_EQ_TIME(out.prev, last - c->step);
 	T_EQ_TIME(out.next, last + c->step);
 	/* "One pass and no memory": well under a second of CPU. */
 	if (!T_TRUE(dt < 0.5))
-		(void)printf("  [%s] sched_scan took %.2f s of CPU\n",
+		(void)printf("  [%s] policy_scan took %.2f s of CPU\n",
 		    c->name, dt);
 	schedule_free(s);
 }
@@ -463,7 +463,7 @@ main(void)
 	T_RUN("pinned delays");
 	for (i = 0; i < sizeof delay_pin_cases / sizeof delay_pin_cases[0];
 	    i++) {
-		d = sched_random_delay(delay_pin_cases[i].machine,
+		d = policy_random_delay(delay_pin_cases[i].machine,
 		    delay_pin_cases[i].job, at(delay_pin_cases[i].at),
 		    delay_pin_cases[i].max, -1);
 		T_EQ_INT(d, delay_pin_cases[i].want);

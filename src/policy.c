@@ -1,26 +1,26 @@
 /*
- * sched.c -- pure scheduling decisions.
+ * policy.c -- pure scheduling decisions.
  *
- * sched_random_delay spreads a job's instances over a window without
+ * policy_random_delay spreads a job's instances over a window without
  * state: the delay is a hash of (machine id, job, scheduled instant), so
  * it is the same after a reload or a restart, differs between machines
  * and jobs, and is capped so that an instance never starts at or after
  * the job's next instance.
  *
- * sched_scan finds the instances of a job that are due: from its next
+ * policy_scan finds the instances of a job that are due: from its next
  * planned instant through now.  They are summarised as a range (first,
  * last, count), never listed, so a job every second that was down for a
- * month costs one pass and no memory; the count stops at SCHED_SCAN_MAX.
+ * month costs one pass and no memory; the count stops at POLICY_SCAN_MAX.
  *
  * DIAGNOSTICS: none; pure functions.
  */
 #include <string.h>
 
-#include "sched.h"
+#include "policy.h"
 
 /* 64-bit FNV-1a of a string and its NUL, continuing from h. */
 static uint64_t
-sched_hash(uint64_t h, const void *data, size_t len)
+policy_hash(uint64_t h, const void *data, size_t len)
 {
 	const unsigned char	*p = data;
 	size_t			 i;
@@ -38,7 +38,7 @@ sched_hash(uint64_t h, const void *data, size_t len)
  * `next` (the job's following instance, -1 if unknown).
  */
 int64_t
-sched_random_delay(const char *machine_id, const char *job, int64_t at,
+policy_random_delay(const char *machine_id, const char *job, int64_t at,
     int64_t max, int64_t next)
 {
 	uint64_t	h = UINT64_C(0xcbf29ce484222325);
@@ -46,9 +46,9 @@ sched_random_delay(const char *machine_id, const char *job, int64_t at,
 
 	if (max <= 0)
 		return 0;
-	h = sched_hash(h, machine_id, strlen(machine_id) + 1);
-	h = sched_hash(h, job, strlen(job) + 1);
-	h = sched_hash(h, &at, sizeof at);
+	h = policy_hash(h, machine_id, strlen(machine_id) + 1);
+	h = policy_hash(h, job, strlen(job) + 1);
+	h = policy_hash(h, &at, sizeof at);
 	/* Final avalanche (splitmix64) so nearby instants spread out. */
 	h ^= h >> 30;
 	h *= UINT64_C(0xbf58476d1ce4e5b9);
@@ -67,8 +67,8 @@ sched_random_delay(const char *machine_id, const char *job, int64_t at,
  * and the first instant after now.
  */
 void
-sched_scan(const struct schedule *s, const struct tz *z, enum tz_gap gap,
-    enum tz_fold fold, int64_t next, int64_t now, struct sched_late *out)
+policy_scan(const struct schedule *s, const struct tz *z, enum tz_gap gap,
+    enum tz_fold fold, int64_t next, int64_t now, struct policy_late *out)
 {
 	int64_t t = next, iv, w, u;
 
@@ -100,7 +100,7 @@ sched_scan(const struct schedule *s, const struct tz *z, enum tz_gap gap,
 			out->next = t;
 			return;
 		}
-		if (out->count >= SCHED_SCAN_MAX) {
+		if (out->count >= POLICY_SCAN_MAX) {
 			/*
 			 * Too many to count: find the newest due instant
 			 * from a window before now that holds one, doubling
