@@ -82,6 +82,9 @@ CONFORMANCE	?= ../shared/conformance/run.sh
 
 all: $(B)/tickd $(B)/tickctl
 
+# Keep intermediate objects (test and tool .o files) between runs.
+.SECONDARY:
+
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
