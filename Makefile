@@ -55,15 +55,24 @@ LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
 DAEMON_SRCS	= src/child.c src/clock.c src/conf.c src/conf_table.c \
-		  src/log.c src/priv.c src/runner.c src/server.c \
-		  src/store.c src/store_schema.c
-TICKCTL_SRCS	= src/tickctl.c src/ctl-next.c
+		  src/control.c src/jobenv.c src/log.c src/priv.c \
+		  src/runner.c src/server.c src/store.c src/store_query.c \
+		  src/store_schema.c
+# tickctl's commands (one file each) and their helpers.
+CTL_SRCS	= src/ctl-check.c src/ctl-ctx.c src/ctl-env.c src/ctl-fmt.c \
+		  src/ctl-history.c src/ctl-job.c src/ctl-json.c \
+		  src/ctl-list.c src/ctl-metrics.c src/ctl-next.c \
+		  src/ctl-pause.c src/ctl-request.c src/ctl-run.c \
+		  src/ctl-show.c src/ctl-stats.c src/ctl-status.c
+TICKCTL_SRCS	= src/tickctl.c
 TICKD_SRCS	= src/tickd.c
 
 LIB		= $(B)/libtickd.a
 DLIB		= $(B)/libtickd-daemon.a
+CLIB		= $(B)/libtickctl.a
 LIB_OBJS	= $(LIB_SRCS:%.c=$(B)/%.o)
 DAEMON_OBJS	= $(DAEMON_SRCS:%.c=$(B)/%.o)
+CTL_OBJS	= $(CTL_SRCS:%.c=$(B)/%.o)
 TICKCTL_OBJS	= $(TICKCTL_SRCS:%.c=$(B)/%.o)
 TICKD_OBJS	= $(TICKD_SRCS:%.c=$(B)/%.o)
 LIBS		= $(LIBEV_LIBS) $(PKG_LIBS) -lm
@@ -76,7 +85,7 @@ BENCH_BINS	= $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 CONFORMANCE	?= ../shared/conformance/run.sh
 
-.PHONY: all deps check check-unit check-integration check-headers \
+.PHONY: all deps check check-long check-unit check-integration check-headers \
 	check-purity check-docs lint-man conformance fuzz fuzz-run bench install \
 	uninstall clean run demo tzif-fixtures
 
@@ -99,17 +108,23 @@ $(DLIB): $(DAEMON_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(DAEMON_OBJS)
 
-$(B)/tickctl: $(TICKCTL_OBJS) $(DLIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKCTL_OBJS) $(DLIB) $(LIB) $(LIBS)
+$(CLIB): $(CTL_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(CTL_OBJS)
+
+$(B)/tickctl: $(TICKCTL_OBJS) $(CLIB) $(DLIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKCTL_OBJS) $(CLIB) $(DLIB) $(LIB) \
+	    $(LIBS)
 
 $(B)/tickd: $(TICKD_OBJS) $(DLIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(TICKD_OBJS) $(DLIB) $(LIB) $(LIBS)
 
 # A unit test links the library archives: only the modules it calls (and
 # theirs) are pulled in, so each pure module is tested on its own.
-$(B)/tests/%: $(B)/tests/unit/%.o $(DLIB) $(LIB)
+$(B)/tests/%: $(B)/tests/unit/%.o $(CLIB) $(DLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(DLIB) $(LIB) $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLIB) $(DLIB) $(LIB) $(LIBS)
 
 $(B)/tools/%: $(B)/tests/tools/%.o $(DLIB) $(LIB)
 	@mkdir -p $(@D)
@@ -133,15 +148,22 @@ check: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
     check-headers check-purity lint-man
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    CONFORMANCE=$(CONFORMANCE) \
-	    sh tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) \
+	    bash tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) \
 	    tests/docs.sh tests/conformance.sh
 
+# Long soaks and crash campaigns (minutes to hours): tests/long/*.sh.
+LONG_TESTS	= $(wildcard tests/long/t_*.sh)
+
+check-long: all
+	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
+	    TEST_TIMEOUT=$${TEST_TIMEOUT:-14400} bash tests/run.sh $(LONG_TESTS)
+
 check-unit: $(UNIT_BINS) fuzz-replay-bins
-	@B=$(B) sh tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS)
+	@B=$(B) bash tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS)
 
 check-integration: all
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
-	    sh tests/run.sh $(INTEG_TESTS)
+	    bash tests/run.sh $(INTEG_TESTS)
 
 # Every header compiles on its own.
 check-headers:
@@ -252,7 +274,7 @@ $(B)/fuzz-replay/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay.o $(LIB)
 fuzz-replay-bins: $(FUZZ_REPLAY_BINS)
 
 fuzz-replay: fuzz-replay-bins
-	@B=$(B) sh tests/run.sh $(FUZZ_REPLAY_TESTS)
+	@B=$(B) bash tests/run.sh $(FUZZ_REPLAY_TESTS)
 
 $(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 
@@ -292,6 +314,9 @@ install: all
 	install -m 0644 man/tickd.conf.5 man/tickd.job.5 \
 	    $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/tickd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 contrib/tickctl.bash \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf ]; then \
 	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf"; \
 	else \
@@ -305,7 +330,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man1/tickctl.1 \
 	    $(DESTDIR)$(MANDIR)/man5/tickd.conf.5 \
 	    $(DESTDIR)$(MANDIR)/man5/tickd.job.5 \
-	    $(DESTDIR)$(MANDIR)/man8/tickd.8
+	    $(DESTDIR)$(MANDIR)/man8/tickd.8 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
 	@echo "left in place: $(SYSCONFDIR)/tickd and /var/lib/tickd"
 
 clean:

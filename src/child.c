@@ -155,6 +155,8 @@ child_stage_name(int stage)
 		return "entering the working directory";
 	case CHILD_EXEC:
 		return "executing";
+	case CHILD_FORK:
+		return "creating the process";
 	default:
 		return "starting";
 	}

@@ -13,7 +13,8 @@ enum child_stage {
 	CHILD_STDIO,
 	CHILD_CREDENTIALS,
 	CHILD_WORKDIR,
-	CHILD_EXEC
+	CHILD_EXEC,
+	CHILD_FORK		/* in the parent: no child at all */
 };
 
 /* What the child needs; prepared by the parent before fork. */

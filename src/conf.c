@@ -44,6 +44,7 @@
 #include "duration.h"
 #include "envp.h"
 #include "log.h"
+#include "policy.h"
 #include "schedule.h"
 #include "xmalloc.h"
 
@@ -475,10 +476,29 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		}
 		goto bounds;
 	case CONF_T_COUNT:
+	case CONF_T_SIZE:
 		errno = 0;
 		ll = strtoll(v, &end, 10);
+		if (k->type == CONF_T_SIZE && end != v && ll >= 0 &&
+		    ll < INT64_C(1) << 40 && *end != '\0') {
+			/* A unit: k, M or G (binary), with an optional B/iB. */
+			if (*end == 'k' || *end == 'K')
+				ll *= 1024;
+			else if (*end == 'M')
+				ll *= 1024 * 1024;
+			else if (*end == 'G')
+				ll *= 1024 * 1024 * 1024;
+			else
+				goto size_bad;
+			end++;
+			if (strcmp(end, "B") == 0 || strcmp(end, "iB") == 0)
+				end += strlen(end);
+		}
+	size_bad:
 		if (errno != 0 || end == v || *end != '\0') {
-			*cause = xasprintf("\"%s\" is not a whole number", v);
+			*cause = xasprintf(k->type == CONF_T_SIZE ? "\"%s\" is "
+			    "not a size (examples: 512, 64k, 1M)" : "\"%s\" is "
+			    "not a whole number", v);
 			return -1;
 		}
 		n = (int64_t)ll;
@@ -534,6 +554,43 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 			return -1;
 		}
 		return 0;
+	case CONF_T_OVERLAP:
+		if (policy_overlap_parse(v, (int *)p) == -1) {
+			*cause = xasprintf("\"%s\" is not skip, queue, allow or "
+			    "replace", v);
+			return -1;
+		}
+		return 0;
+	case CONF_T_MISFIRE:
+		if (policy_misfire_parse(v, (int *)p) == -1) {
+			*cause = xasprintf("\"%s\" is not run_once, catch_up or "
+			    "skip", v);
+			return -1;
+		}
+		return 0;
+	case CONF_T_RECOVER:
+		if (policy_recover_parse(v, (int *)p) == -1) {
+			*cause = xasprintf("\"%s\" is not rerun or abandon", v);
+			return -1;
+		}
+		return 0;
+	case CONF_T_SIGNAL:
+		if (policy_signal_parse(v, (int *)p) == -1) {
+			*cause = xasprintf("\"%s\" is not a signal (TERM, INT, "
+			    "HUP, ... or a number)", v);
+			return -1;
+		}
+		return 0;
+	case CONF_T_EXIT_CODES: {
+		uint8_t	bits[32];
+		int	any;
+
+		if (policy_exit_codes_parse(v, bits, &any, cause) == -1)
+			return -1;
+		free(*(char **)p);
+		*(char **)p = xstrdup(v);
+		return 0;
+	}
 	case CONF_T_ENV:
 	default:
 		*cause = xstrdup("internal error: unhandled key type");
@@ -670,6 +727,8 @@ job_def_free(struct job_def *d)
 	free(d->group);
 	priv_cred_free(&d->cred);
 	free(d->workdir);
+	free(d->retry_on_exit);
+	free(d->on_failure);
 	for (i = 0; i < d->nenv; i++)
 		free(d->env[i]);
 	free(d->env);
@@ -734,6 +793,11 @@ conf_job_build(struct conf *c, const char *file, const struct conf_sec *s,
 	d->nenv = env.n;
 	d->env = env.v;		/* the vector moves into the job */
 	env.v = NULL;
+	if (d->retry_on_exit != NULL && policy_exit_codes_parse(
+	    d->retry_on_exit, d->retry_codes, &d->retry_any, &cause) == -1) {
+		free(cause);	/* checked by conf_set already */
+		bad++;
+	}
 
 	if (bad) {
 		job_def_free(d);

@@ -52,6 +52,27 @@ struct job_def {
 	size_t			 nenv;
 	int64_t			 random_delay;	/* seconds */
 	int			 enabled;
+	/* Policies (tickd.job(5), "POLICIES"). */
+	int			 overlap;	/* enum policy_overlap */
+	int64_t			 queue_limit;
+	int64_t			 max_parallel;
+	int			 misfire;	/* enum policy_misfire */
+	int64_t			 misfire_grace;	/* seconds */
+	int64_t			 catch_up_limit;
+	int64_t			 retries;
+	int64_t			 retry_delay;	/* seconds */
+	int64_t			 retry_delay_max;
+	char			*retry_on_exit;	/* "any" or a list of codes */
+	uint8_t			 retry_codes[32]; /* bit n: exit n retried */
+	int			 retry_any;
+	int64_t			 timeout;	/* seconds, 0: none */
+	int			 kill_signal;
+	int64_t			 kill_grace;	/* seconds */
+	int			 recover;	/* enum policy_recover */
+	char			*on_failure;	/* command, or NULL */
+	int64_t			 on_failure_timeout;
+	int64_t			 expect_success_within; /* seconds, 0: none */
+	int64_t			 output_keep;	/* bytes of output kept */
 	uint64_t		 sched_hash;	/* schedule, zone, gap, fold */
 	uint64_t		 def_hash;	/* every key */
 };
@@ -66,6 +87,8 @@ struct conf {
 	int64_t		  lease;	/* seconds */
 	int64_t		  max_running;
 	int		  log_level;	/* syslog priority */
+	int64_t		  history_keep;	/* instances kept per job */
+	int64_t		  history_max_age; /* seconds */
 	struct tz_cache	 *tzc;
 	struct job_def	**jobs;		/* valid jobs, sorted by id */
 	size_t		  njobs;
@@ -110,7 +133,13 @@ enum conf_type {
 	CONF_T_FOLD,			/* first | second | both */
 	CONF_T_SCHEDULE,		/* schedule.c syntax */
 	CONF_T_LOG_LEVEL,		/* error ... debug */
-	CONF_T_ENV			/* NAME=value, repeatable */
+	CONF_T_ENV,			/* NAME=value, repeatable */
+	CONF_T_OVERLAP,			/* skip | queue | allow | replace */
+	CONF_T_MISFIRE,			/* run_once | catch_up | skip */
+	CONF_T_RECOVER,			/* rerun | abandon */
+	CONF_T_SIGNAL,			/* TERM, SIGTERM, 15 */
+	CONF_T_EXIT_CODES,		/* any, or CODE,CODE,... */
+	CONF_T_SIZE			/* bytes: 64k, 1M, 512 */
 };
 
 /* One configuration key: the single source for parser, defaults, docs. */

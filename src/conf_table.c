@@ -37,6 +37,12 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_DAEMON, "control", CONF_T_PATH, 0, 0,
 	    "/run/tickd/tickd.sock", 0, D(control),
 	    "Unix socket through which tickctl steers the daemon" },
+	{ CONF_SEC_DAEMON, "history_keep", CONF_T_COUNT, 10, 10000000,
+	    "1000", 0, D(history_keep), "finished instances kept per job "
+	    "(failed and dead ones until replayed or too old)" },
+	{ CONF_SEC_DAEMON, "history_max_age", CONF_T_DURATION, SECS(3600),
+	    SECS(86400) * 3660, "90d", 0, D(history_max_age),
+	    "instances older than this are deleted, whatever their status" },
 
 	/* [<job id>] in a job file */
 	{ CONF_SEC_JOB, "schedule", CONF_T_SCHEDULE, 0, 0, NULL, 1,
@@ -65,6 +71,53 @@ const struct conf_key conf_keys[] = {
 	    "this long" },
 	{ CONF_SEC_JOB, "enabled", CONF_T_BOOL, 0, 0, "yes", 0, J(enabled),
 	    "no: the job is loaded but never scheduled" },
+
+	/* Policies. */
+	{ CONF_SEC_JOB, "overlap", CONF_T_OVERLAP, 0, 0, "skip", 0,
+	    J(overlap), "an instance due while one runs: skip, queue, allow "
+	    "or replace" },
+	{ CONF_SEC_JOB, "queue_limit", CONF_T_COUNT, 1, 1000, "3", 0,
+	    J(queue_limit), "overlap = queue: instances waiting at most" },
+	{ CONF_SEC_JOB, "max_parallel", CONF_T_COUNT, 1, 1000, "4", 0,
+	    J(max_parallel), "overlap = allow: instances running at most" },
+	{ CONF_SEC_JOB, "misfire", CONF_T_MISFIRE, 0, 0, "run_once", 0,
+	    J(misfire), "instances found late: run_once, catch_up or skip" },
+	{ CONF_SEC_JOB, "misfire_grace", CONF_T_DURATION, SECS(1),
+	    SECS(86400) * 7, "60s", 0, J(misfire_grace),
+	    "how late an instance may start and still be on time" },
+	{ CONF_SEC_JOB, "catch_up_limit", CONF_T_COUNT, 1, 10000, "100", 0,
+	    J(catch_up_limit), "misfire = catch_up: the newest this many "
+	    "run" },
+	{ CONF_SEC_JOB, "retries", CONF_T_COUNT, 0, 100, "0", 0, J(retries),
+	    "attempts after a failed one" },
+	{ CONF_SEC_JOB, "retry_delay", CONF_T_DURATION, SECS(1),
+	    SECS(86400), "30s", 0, J(retry_delay), "wait before the first "
+	    "retry, doubled for each next one" },
+	{ CONF_SEC_JOB, "retry_delay_max", CONF_T_DURATION, SECS(1),
+	    SECS(86400) * 7, "1h", 0, J(retry_delay_max),
+	    "the longest wait between attempts" },
+	{ CONF_SEC_JOB, "retry_on_exit", CONF_T_EXIT_CODES, 0, 0, "any", 0,
+	    J(retry_on_exit), "any, or the exit codes that are transient" },
+	{ CONF_SEC_JOB, "timeout", CONF_T_DURATION, 0, SECS(86400) * 30,
+	    "0", 0, J(timeout), "longest run before it is stopped (0: none)" },
+	{ CONF_SEC_JOB, "kill_signal", CONF_T_SIGNAL, 0, 0, "TERM", 0,
+	    J(kill_signal), "signal that asks a run to stop" },
+	{ CONF_SEC_JOB, "kill_grace", CONF_T_DURATION, SECS(1), SECS(3600),
+	    "10s", 0, J(kill_grace), "wait after kill_signal before SIGKILL" },
+	{ CONF_SEC_JOB, "recover", CONF_T_RECOVER, 0, 0, "rerun", 0,
+	    J(recover), "an instance interrupted by a tickd crash: rerun or "
+	    "abandon" },
+	{ CONF_SEC_JOB, "on_failure", CONF_T_COMMAND, 0, 0, NULL, 0,
+	    J(on_failure), "command run once per failed or dead instance" },
+	{ CONF_SEC_JOB, "on_failure_timeout", CONF_T_DURATION, SECS(1),
+	    SECS(86400), "5m", 0, J(on_failure_timeout),
+	    "longest run of on_failure" },
+	{ CONF_SEC_JOB, "expect_success_within", CONF_T_DURATION, 0,
+	    SECS(86400) * 366, "0", 0, J(expect_success_within),
+	    "alert when no run succeeded for this long (0: never)" },
+	{ CONF_SEC_JOB, "output_keep", CONF_T_SIZE, 0, 1024 * 1024, "64k", 0,
+	    J(output_keep), "bytes of an attempt's output kept in the store "
+	    "(0: none)" },
 };
 
 const size_t conf_nkeys = sizeof conf_keys / sizeof conf_keys[0];

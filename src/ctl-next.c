@@ -3,6 +3,7 @@
  *
  *   tickctl next --cron EXPR [--tz ZONE] [--from INSTANT] [-n COUNT]
  *                [--dst-gap shift|skip] [--dst-fold first|second|both]
+ *   tickctl next JOB [--from INSTANT] [-n COUNT]
  *
  * A fixed contract that other tools rely on: COUNT lines (default 5), each
  * one instant in RFC 3339 with the zone's UTC offset at that instant,
@@ -11,6 +12,14 @@
  * on stdout and exit status 2.  If the schedule runs out of instants
  * before year 10000, the instants found are printed and the status is 1.
  *
+ * With JOB instead of --cron, the schedule, zone and DST policies are the
+ * configured job's ("every" schedules too); the output is the same.  With
+ * the global --json, each instant is one object {"job", "at"} (RFC 3339
+ * UTC) with "local" (as printed without --json) and, for a job, "dst"
+ * ("gap" when the instant was shifted out of a gap, "fold" when its local
+ * time occurs twice, else null); for --cron "job" is null and "schedule"
+ * is added.
+ *
  * DIAGNOSTICS: errors on stderr through ctl_error.
  */
 #include <errno.h>
@@ -18,22 +27,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "conf.h"
 #include "cronexpr.h"
+#include "ctl-job.h"
+#include "ctl-json.h"
 #include "ctl.h"
 #include "rfc3339.h"
+#include "schedule.h"
 #include "tz.h"
 
 #define CTL_NEXT_COUNT_MAX	1000000
 
-static int	ctl_next_exec(int, char **);
+static int	ctl_next_exec(int, char **, struct ctl_ctx *);
 
 const struct ctl_cmd ctl_next_cmd = {
 	"next",
 	"--cron EXPR [--tz ZONE] [--from INSTANT] [-n COUNT]\n"
-	"           [--dst-gap shift|skip] [--dst-fold first|second|both]",
-	"print the next firing instants of a cron expression",
+	"           [--dst-gap shift|skip] [--dst-fold first|second|both]\n"
+	"       next JOB [--from INSTANT] [-n COUNT]",
+	"print the next firing instants of a cron expression or a job",
 	ctl_next_exec,
 };
 
@@ -52,8 +65,35 @@ ctl_next_count(const char *s)
 	return v;
 }
 
+/* Print one instant: RFC 3339 in zone z, or a JSON object. */
 static int
-ctl_next_exec(int argc, char **argv)
+ctl_next_print(struct ctl_ctx *ctx, struct ctl_json *j,
+    const struct job_def *d, const char *expr, const struct tz *z, int64_t t)
+{
+	int	dst = d != NULL ? ctl_job_dst(d, t) : 0;
+	char	buf[RFC3339_BUFSZ];
+	int32_t	utoff;
+
+	(void)tz_to_local(z, t, &utoff);
+	rfc3339_format(t, utoff, buf, sizeof buf);
+	if (!ctx->json)
+		return puts(buf) == EOF ? -1 : 0;
+	ctl_json_open(j, NULL);
+	ctl_json_str(j, "job", d != NULL ? d->id : NULL);
+	ctl_json_time(j, "at", t);
+	ctl_json_str(j, "local", buf);
+	if (expr != NULL)
+		ctl_json_str(j, "schedule", expr);
+	else
+		ctl_json_str(j, "dst", (dst & CTL_JOB_DST_GAP) ? "gap" :
+		    (dst & CTL_JOB_DST_FOLD) ? "fold" : NULL);
+	ctl_json_close(j);
+	return ctl_json_print(j);
+}
+
+/* tickctl next: instants of a cron expression or of a configured job. */
+static int
+ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		{ "cron", required_argument, NULL, 'e' },
@@ -65,25 +105,30 @@ ctl_next_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*expr = NULL, *zone = "UTC", *from = NULL;
-	struct cronexpr	*e = NULL;
-	struct tz	*z = NULL;
-	enum tz_gap	 gap = TZ_GAP_AUTO;
-	enum tz_fold	 fold = TZ_FOLD_AUTO;
-	char		*cause = NULL, buf[RFC3339_BUFSZ];
-	int64_t		 t, next;
-	int32_t		 utoff;
-	long		 count = 5, i;
-	int		 ch, rc = CTL_EXIT_USAGE;
+	const char		*expr = NULL, *zone = "UTC", *from = NULL;
+	const char		*job = NULL, *cron_opt = NULL;
+	const struct job_def	*d = NULL;
+	const struct tz		*zz;
+	struct cronexpr		*e = NULL;
+	struct tz		*z = NULL;
+	struct ctl_json		 j;
+	enum tz_gap		 gap = TZ_GAP_AUTO;
+	enum tz_fold		 fold = TZ_FOLD_AUTO;
+	char			*cause = NULL;
+	int64_t			 t, next;
+	long			 count = 5, i;
+	int			 ch, rc = CTL_EXIT_USAGE, found;
 
+	ctl_json_init(&j);
 	opterr = 0;		/* our own one-line messages */
-	while ((ch = getopt_long(argc, argv, "+:n:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e':
 			expr = optarg;
 			break;
 		case 'z':
 			zone = optarg;
+			cron_opt = "--tz";
 			break;
 		case 'f':
 			from = optarg;
@@ -101,6 +146,7 @@ ctl_next_exec(int argc, char **argv)
 				    "shift or skip", optarg);
 				return CTL_EXIT_USAGE;
 			}
+			cron_opt = "--dst-gap";
 			break;
 		case 'F':
 			if (tz_fold_parse(optarg, &fold) == -1) {
@@ -108,6 +154,7 @@ ctl_next_exec(int argc, char **argv)
 				    "first, second or both", optarg);
 				return CTL_EXIT_USAGE;
 			}
+			cron_opt = "--dst-fold";
 			break;
 		case 'h':
 			(void)printf("usage: tickctl next %s\n",
@@ -123,33 +170,66 @@ ctl_next_exec(int argc, char **argv)
 			return CTL_EXIT_USAGE;
 		}
 	}
+	if (optind < argc && expr == NULL)
+		job = argv[optind++];
 	if (optind < argc) {
-		ctl_error("next: unexpected argument \"%s\" (configured jobs "
-		    "are not supported yet: use --cron)", argv[optind]);
+		ctl_error("next: unexpected argument \"%s\" (give a JOB or "
+		    "--cron EXPR, not both)", argv[optind]);
 		return CTL_EXIT_USAGE;
 	}
-	if (expr == NULL) {
-		ctl_error("next: --cron EXPR is required");
+	if (job != NULL && cron_opt != NULL) {
+		ctl_error("next: %s goes with --cron only: job %s has its own "
+		    "zone and DST policies", cron_opt, job);
+		return CTL_EXIT_USAGE;
+	}
+	if (expr == NULL && job == NULL) {
+		if (cron_opt != NULL)
+			ctl_error("next: --cron EXPR is required");
+		else
+			ctl_error("next: a JOB or --cron EXPR is required");
 		return CTL_EXIT_USAGE;
 	}
 
-	if ((e = cronexpr_parse(expr, &cause)) == NULL) {
-		ctl_error("next: %s", cause);
-		goto out;
-	}
-	if (cronexpr_is_reboot(e)) {
-		ctl_error("next: @reboot has no firing instants: it runs once "
-		    "per boot");
-		goto out;
-	}
-	z = strcmp(zone, "UTC") == 0 ? tz_new_utc() :
-	    tz_load_file(NULL, zone, &cause);
-	if (z == NULL) {
-		ctl_error("next: %s", cause);
-		goto out;
+	if (job != NULL) {
+		if ((d = ctl_ctx_job(ctx, "next", job, &rc)) == NULL)
+			goto out;
+		rc = CTL_EXIT_USAGE;
+		switch (schedule_kind(d->schedule)) {
+		case SCHEDULE_REBOOT:
+			ctl_error("next: job %s runs @reboot: it has no firing "
+			    "instants, it runs once per boot", job);
+			goto out;
+		case SCHEDULE_AFTER:
+			ctl_error("next: job %s runs \"%s\": each instance "
+			    "follows the end of the previous one, not a "
+			    "calendar (tickctl status %s shows the next)", job,
+			    schedule_text(d->schedule), job);
+			goto out;
+		case SCHEDULE_CRON:
+		case SCHEDULE_EVERY:
+			break;
+		}
+		zz = d->tz;
+	} else {
+		if ((e = cronexpr_parse(expr, &cause)) == NULL) {
+			ctl_error("next: %s", cause);
+			goto out;
+		}
+		if (cronexpr_is_reboot(e)) {
+			ctl_error("next: @reboot has no firing instants: it "
+			    "runs once per boot");
+			goto out;
+		}
+		z = strcmp(zone, "UTC") == 0 ? tz_new_utc() :
+		    tz_load_file(NULL, zone, &cause);
+		if (z == NULL) {
+			ctl_error("next: %s", cause);
+			goto out;
+		}
+		zz = z;
 	}
 	if (from == NULL)
-		t = (int64_t)time(NULL);
+		t = ctx->now_ms / 1000;
 	else if (rfc3339_parse(from, &t, &cause) == -1) {
 		ctl_error("next: --from: %s", cause);
 		goto out;
@@ -157,15 +237,17 @@ ctl_next_exec(int argc, char **argv)
 
 	rc = CTL_EXIT_OK;
 	for (i = 0; i < count; i++) {
-		if (cronexpr_next(e, z, gap, fold, t, &next) == -1) {
+		found = d != NULL ? schedule_next(d->schedule, d->tz, d->gap,
+		    d->fold, t, &next) : cronexpr_next(e, z, gap, fold, t,
+		    &next);
+		if (found == -1) {
 			ctl_error("next: no firing instant after %s before "
 			    "year 10000", from != NULL ? from : "now");
 			rc = CTL_EXIT_FAIL;
 			break;
 		}
-		(void)tz_to_local(z, next, &utoff);
-		rfc3339_format(next, utoff, buf, sizeof buf);
-		if (puts(buf) == EOF)
+		if (ctl_next_print(ctx, &j, d, d != NULL ? NULL : expr, zz,
+		    next) == -1)
 			break;
 		t = next;
 	}
@@ -174,6 +256,7 @@ ctl_next_exec(int argc, char **argv)
 		rc = CTL_EXIT_FAIL;
 	}
 out:
+	ctl_json_free(&j);
 	free(cause);
 	cronexpr_free(e);
 	tz_free(z);

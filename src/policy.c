@@ -1,6 +1,14 @@
 /*
  * policy.c -- pure scheduling decisions.
  *
+ * policy_due partitions the instances of a job that are due: those found
+ * more than misfire_grace late are misfires and go to the misfire policy
+ * (run_once: the newest of all due instances runs and the others are one
+ * "coalesced" range; catch_up: the newest catch_up_limit misfires run,
+ * oldest first, older ones are one "catch_up_limit" range; skip: they are
+ * one "misfire" range); on-time instances are listed for the overlap
+ * policy, which the daemon applies because it depends on what runs.
+ *
  * policy_random_delay spreads a job's instances over a window without
  * state: the delay is a hash of (machine id, job, scheduled instant), so
  * it is the same after a reload or a restart, differs between machines
@@ -14,9 +22,165 @@
  *
  * DIAGNOSTICS: none; pure functions.
  */
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy.h"
+#include "xmalloc.h"
+
+static const char *const policy_overlap_names[] = {
+	"skip", "queue", "allow", "replace"
+};
+static const char *const policy_misfire_names[] = {
+	"run_once", "catch_up", "skip"
+};
+static const char *const policy_recover_names[] = { "rerun", "abandon" };
+
+/* Look a word up in a name table; its index, or -1. */
+static int
+policy_lookup(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], s) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+#define POLICY_PARSER(what)						\
+int									\
+policy_##what##_parse(const char *s, int *out)				\
+{									\
+	int v = policy_lookup(policy_##what##_names,			\
+	    sizeof policy_##what##_names / sizeof policy_##what##_names[0], \
+	    s);								\
+									\
+	if (v == -1)							\
+		return -1;						\
+	*out = v;							\
+	return 0;							\
+}									\
+									\
+const char *								\
+policy_##what##_name(int v)						\
+{									\
+	if (v < 0 || (size_t)v >= sizeof policy_##what##_names /	\
+	    sizeof policy_##what##_names[0])				\
+		return "?";						\
+	return policy_##what##_names[v];				\
+}
+
+/* Parsers and names of the overlap, misfire and recover policies. */
+POLICY_PARSER(overlap)
+POLICY_PARSER(misfire)
+POLICY_PARSER(recover)
+
+/* Parse a signal: TERM, SIGTERM or a number 1-64; 0 or -1. */
+int
+policy_signal_parse(const char *s, int *out)
+{
+	static const struct {
+		const char	*name;
+		int		 sig;
+	} sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT },
+		{ "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 },
+		{ "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "CONT", SIGCONT },
+		{ "STOP", SIGSTOP }, { "TSTP", SIGTSTP }, { "WINCH", SIGWINCH },
+		{ "PWR", SIGPWR },
+	};
+	char	*end;
+	long	 v;
+	size_t	 i;
+
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (strcasecmp(s, sigs[i].name) == 0) {
+			*out = sigs[i].sig;
+			return 0;
+		}
+	}
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || v < 1 || v > 64)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * Parse retry_on_exit: "any", or a comma list of exit codes 1-255.
+ * Returns 0 with the bit set of codes (or *any), or -1 with *cause set.
+ */
+int
+policy_exit_codes_parse(const char *s, uint8_t bits[32], int *any,
+    char **cause)
+{
+	const char	*p = s;
+	char		*end;
+	long		 v;
+
+	memset(bits, 0, 32);
+	*any = 0;
+	if (strcmp(s, "any") == 0) {
+		*any = 1;
+		return 0;
+	}
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > 255) {
+			*cause = xasprintf("\"%s\" is not \"any\" or a list of "
+			    "exit codes 1-255", s);
+			return -1;
+		}
+		bits[v / 8] |= (uint8_t)(1 << (v % 8));
+		p = end;
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			return 0;
+		if (*p++ != ',') {
+			*cause = xasprintf("\"%s\" is not \"any\" or a list of "
+			    "exit codes 1-255", s);
+			return -1;
+		}
+	}
+}
+
+/*
+ * Whether a failure is transient (worth a retry).  exit_status is the
+ * exit code, or -1 for a failure without one (signal, timeout, spawn):
+ * those are retried only with "any".
+ */
+int
+policy_exit_retryable(const uint8_t bits[32], int any, int exit_status)
+{
+	if (any)
+		return 1;
+	if (exit_status < 1 || exit_status > 255)
+		return 0;
+	return bits[exit_status / 8] >> (exit_status % 8) & 1;
+}
+
+/*
+ * The wait before the attempt after failed attempt k (k >= 1):
+ * min(max, delay * 2^(k-1)).  Jitter is the caller's.
+ */
+int64_t
+policy_retry_delay(int64_t delay, int64_t max, int k)
+{
+	int64_t d = delay;
+
+	while (--k > 0 && d < max)
+		d *= 2;
+	return d < max ? d : max;
+}
 
 /* 64-bit FNV-1a of a string and its NUL, continuing from h. */
 static uint64_t
@@ -126,5 +290,143 @@ policy_scan(const struct schedule *s, const struct tz *z, enum tz_gap gap,
 			out->next = t;
 			return;
 		}
+	}
+}
+
+/*
+ * An instant u of s, at or after lo (itself an instant), such that
+ * [u, upto] holds more than k instants, searched in windows doubling back
+ * from upto; lo if the whole range holds no more.
+ */
+static int64_t
+policy_window_start(const struct schedule *s, const struct tz *z,
+    enum tz_gap gap, enum tz_fold fold, int64_t lo, int64_t upto, int64_t k)
+{
+	int64_t	w, u, t, n;
+
+	for (w = 3600; upto - w > lo; w *= 2) {
+		if (schedule_next(s, z, gap, fold, upto - w, &u) == -1 ||
+		    u > upto)
+			continue;
+		for (n = 0, t = u; t <= upto && n <= k; n++) {
+			if (schedule_next(s, z, gap, fold, t, &t) == -1)
+				break;
+		}
+		if (n > k)
+			return u;
+	}
+	return lo;
+}
+
+/*
+ * Decide what becomes of the due instances of one job: those from its
+ * next planned instant `next` through now.  An instance is a misfire when
+ * it is more than grace seconds late (the caller includes the job's
+ * random_delay in grace).  buf (bufsz entries) receives the instances to
+ * run; bufsz must exceed catch_up_limit.
+ */
+void
+policy_due(const struct schedule *s, const struct tz *z, enum tz_gap gap,
+    enum tz_fold fold, int64_t next, int64_t now, int64_t grace,
+    int misfire, int64_t catch_up_limit, int64_t *buf, size_t bufsz,
+    struct policy_due *out)
+{
+	struct policy_late	m, o;
+	int64_t			t, start, evicted = -1, k;
+	size_t			n = 0, head = 0, i, room;
+
+	memset(out, 0, sizeof *out);
+	out->run = buf;
+	out->skip_first = out->skip_last = out->more_first = -1;
+	out->more_last = out->last = -1;
+	out->skip_reason = "";
+
+	/* Misfires: more than grace late; then the on-time ones. */
+	policy_scan(s, z, gap, fold, next, now - grace - 1, &m);
+	if (m.count == 0) {
+		m.next = next;
+		m.last = -1;
+	}
+	policy_scan(s, z, gap, fold, m.next, now, &o);
+	out->next = o.count > 0 ? o.next : m.next;
+	out->last = o.count > 0 ? o.last : m.last;
+	out->ontime_first = o.count > 0 ? o.first : -1;
+	out->ontime_prev = o.count > 1 ? o.prev : -1;
+	out->ontime_count = o.count;
+	out->ontime_capped = o.capped;
+	if (m.count + o.count == 0)
+		return;
+
+	if (m.count > 0 && misfire == POLICY_MISFIRE_RUN_ONCE) {
+		/* Every due instance collapses into the newest one. */
+		buf[0] = out->last;
+		out->nrun = 1;
+		if (m.count + o.count > 1) {
+			out->skip_first = m.first;
+			out->skip_last = o.count > 1 ? o.prev :
+			    o.count == 1 ? m.last : m.prev;
+			out->skip_count = m.count + o.count - 1;
+			out->skip_capped = m.capped || o.capped;
+			out->skip_reason = "coalesced";
+		}
+		return;
+	}
+	if (m.count > 0 && misfire == POLICY_MISFIRE_SKIP) {
+		out->skip_first = m.first;
+		out->skip_last = m.last;
+		out->skip_count = m.count;
+		out->skip_capped = m.capped;
+		out->skip_reason = "misfire";
+	}
+	if (m.count > 0 && misfire == POLICY_MISFIRE_CATCH_UP) {
+		/* The newest k misfires, kept in a ring, oldest first. */
+		k = catch_up_limit < (int64_t)bufsz - 1 ? catch_up_limit :
+		    (int64_t)bufsz - 1;
+		start = m.count > k || m.capped ? policy_window_start(s, z,
+		    gap, fold, m.first, m.last, k) : m.first;
+		for (t = start; t != -1 && t <= m.last;) {
+			if (n < (size_t)k)
+				buf[n++] = t;
+			else {
+				evicted = buf[head];
+				buf[head] = t;
+				head = (head + 1) % (size_t)k;
+			}
+			if (schedule_next(s, z, gap, fold, t, &t) == -1)
+				t = -1;
+		}
+		if (head != 0) {	/* rotate the ring into order */
+			int64_t *tmp = xreallocarray(NULL, n, sizeof *tmp);
+
+			for (i = 0; i < n; i++)
+				tmp[i] = buf[(head + i) % n];
+			memcpy(buf, tmp, n * sizeof *buf);
+			free(tmp);
+		}
+		out->nrun = out->ncatch = n;
+		if (m.count > (int64_t)n || m.capped) {
+			out->skip_first = m.first;
+			out->skip_last = evicted;
+			out->skip_count = m.count - (int64_t)n;
+			out->skip_capped = m.capped;
+			out->skip_reason = "catch_up_limit";
+		}
+	}
+
+	/* On-time instances, for the overlap policy; the rest as a range. */
+	room = bufsz - out->nrun;
+	for (t = o.count > 0 ? o.first : -1, i = 0; t != -1 && t <= now;
+	    i++) {
+		if (i < room)
+			buf[out->nrun++] = t;
+		else {
+			out->more_first = t;
+			out->more_last = o.last;
+			out->more_count = o.count - (int64_t)room;
+			out->more_capped = o.capped;
+			break;
+		}
+		if (schedule_next(s, z, gap, fold, t, &t) == -1)
+			break;
 	}
 }

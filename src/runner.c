@@ -16,16 +16,25 @@
  * run (or the daemon) hostage.  Unknown pids (reparented grandchildren,
  * under PR_SET_CHILD_SUBREAPER) are logged at debug and forgotten.
  *
+ * Stopping a run (timeout, replace, shutdown) signals its process group,
+ * every process of its session, and any process still carrying its
+ * TICKD_RUN_ID (a descendant that escaped with setsid), then SIGKILLs
+ * them after a grace period.  A process left by a crashed daemon can be
+ * adopted: followed through a pidfd, its exit status unknowable.
+ *
  * DIAGNOSTICS: runner_spawn returns -1 with *cause set when no process
  * could be started (pipe or fork failure); exec failures arrive later as
  * run->spawn_failed.  Output read errors are logged at warning.
  */
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,7 +98,11 @@ runner_new(const char *job, const char *run_id, const char *trigger,
 	r->scheduled_at = scheduled_at;
 	r->due_ms = due_ms;
 	r->pid = -1;
-	r->status_fd = r->out.fd = r->err.fd = -1;
+	r->pid_start = -1;
+	r->status_fd = r->out.fd = r->err.fd = r->pidfd = -1;
+	r->kill_signal = SIGTERM;
+	ev_init(&r->timeout_w, NULL);
+	ev_init(&r->kill_w, NULL);
 	return r;
 }
 
@@ -99,7 +112,7 @@ runner_log_job(const struct run *r, struct log_job *lj)
 {
 	*lj = (struct log_job)LOG_JOB_INIT;
 	lj->job = r->job;
-	lj->run_id = r->run_id;
+	lj->run_id = r->run_id[0] != '\0' ? r->run_id : NULL;
 	lj->scheduled_at = r->scheduled_at;
 	lj->attempt = r->attempt;
 	lj->trigger = r->trigger;
@@ -148,6 +161,65 @@ runner_out_close(struct run *r, struct runner_out *o, int stream)
 }
 
 /*
+ * Keep the last tail_cap bytes of a run's output (both streams, as they
+ * arrive) in a ring that grows to its size only as output comes.
+ */
+static void
+runner_tail_add(struct run *r, const char *data, size_t n)
+{
+	size_t want, k;
+
+	if (r->tail_cap == 0 || n == 0)
+		return;
+	if (n >= r->tail_cap) {		/* only the end of this piece stays */
+		data += n - r->tail_cap;
+		n = r->tail_cap;
+	}
+	if (r->tail_head == 0 && r->tail_len + n <= r->tail_cap) {
+		/* Still linear: grow and append. */
+		want = r->tail_len + n;
+		r->tail = xreallocarray(r->tail, want, 1);
+		memcpy(r->tail + r->tail_len, data, n);
+		r->tail_len = want;
+		return;
+	}
+	if (r->tail_len < r->tail_cap) {	/* fill to full size first */
+		r->tail = xreallocarray(r->tail, r->tail_cap, 1);
+		k = r->tail_cap - r->tail_len;
+		if (k > n)
+			k = n;
+		memcpy(r->tail + r->tail_len, data, k);
+		r->tail_len += k;
+		data += k;
+		n -= k;
+	}
+	while (n > 0) {			/* full: overwrite the oldest */
+		k = r->tail_cap - r->tail_head;
+		if (k > n)
+			k = n;
+		memcpy(r->tail + r->tail_head, data, k);
+		r->tail_head = (r->tail_head + k) % r->tail_cap;
+		data += k;
+		n -= k;
+	}
+}
+
+/* The kept output, oldest byte first; caller frees (NULL if none). */
+char *
+runner_tail(const struct run *r, size_t *len)
+{
+	char *out;
+
+	*len = r->tail_len;
+	if (r->tail_len == 0)
+		return NULL;
+	out = xmalloc(r->tail_len);
+	memcpy(out, r->tail + r->tail_head, r->tail_len - r->tail_head);
+	memcpy(out + (r->tail_len - r->tail_head), r->tail, r->tail_head);
+	return out;
+}
+
+/*
  * Read what is available on an output stream, up to limit bytes.  Returns
  * 1 at EOF or error (the stream is then closed), else 0.
  */
@@ -172,6 +244,7 @@ runner_out_read(struct run *r, struct runner_out *o, int stream,
 			runner_out_close(r, o, stream);
 			return 1;
 		}
+		runner_tail_add(r, o->buf + o->len, (size_t)n);
 		o->len += (size_t)n;
 		total += (size_t)n;
 		runner_out_emit(r, o, stream, 0);
@@ -265,6 +338,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
 	    pipe2(st, O_CLOEXEC) == -1) {
+		saved = errno;
 		*cause = xasprintf("pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -297,6 +371,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	}
 
 	r->pid = pid;
+	r->pid_start = runner_pid_start(pid);	/* a zombie still has it */
 	(void)close(out[1]);
 	(void)close(err[1]);
 	(void)close(st[1]);
@@ -321,6 +396,10 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	return 0;
 
 fail:
+	/* No process: the report says why, as a child's would. */
+	r->spawn_failed = 1;
+	r->report.stage = CHILD_FORK;
+	r->report.error = saved;
 	if (out[0] != -1) {
 		(void)close(out[0]);
 		(void)close(out[1]);
@@ -387,9 +466,378 @@ runner_free(struct run *r)
 {
 	if (r == NULL)
 		return;
+	ev_timer_stop(runner_loop, &r->timeout_w);
+	ev_timer_stop(runner_loop, &r->kill_w);
+	if (r->pidfd != -1) {
+		ev_io_stop(runner_loop, &r->pidfd_w);
+		(void)close(r->pidfd);
+	}
 	runner_close_fds(r);
+	free(r->tail);
 	free(r->job);
 	free(r->run_id);
 	free(r->trigger);
 	free(r);
+}
+
+/*
+ * The start time of a process (field 22 of /proc/PID/stat, clock ticks
+ * since boot): with the pid, it identifies the process across pid reuse.
+ * -1 if unknown.
+ */
+int64_t
+runner_pid_start(pid_t pid)
+{
+	char		 path[64], buf[1024], *p;
+	long long	 v;
+	ssize_t		 n;
+	int		 fd, field;
+
+	(void)snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The command name may hold anything: count from its last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%lld", &v) != 1)
+		return -1;
+	return (int64_t)v;
+}
+
+/* The state letter of a process (R, S, D, Z, ...), or 0 if unknown. */
+static int
+runner_proc_state(pid_t pid)
+{
+	char	 path[64], buf[512], *p;
+	ssize_t	 n;
+	int	 fd;
+
+	(void)snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return 0;
+	return (unsigned char)p[2];
+}
+
+/* Whether process pid's environment holds exactly "TICKD_RUN_ID=id". */
+static int
+runner_has_marker(pid_t pid, const char *marker, size_t mlen)
+{
+	char	 path[64], *buf;
+	size_t	 got = 0, cap = 65536;
+	ssize_t	 n;
+	int	 fd, found = 0;
+	char	*p, *end;
+
+	(void)snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	buf = xmalloc(cap);
+	while (got < cap && (n = read(fd, buf + got, cap - got)) > 0)
+		got += (size_t)n;
+	(void)close(fd);
+	for (p = buf, end = buf + got; p < end; p += strlen(p) + 1) {
+		if ((size_t)(end - p) > mlen && memcmp(p, marker, mlen) == 0 &&
+		    p[mlen] == '\0') {
+			found = 1;
+			break;
+		}
+		if (memchr(p, '\0', (size_t)(end - p)) == NULL)
+			break;
+	}
+	free(buf);
+	return found;
+}
+
+/* One line of /proc/PID/stat: state, parent, group and session. */
+static int
+runner_proc_stat(long pid, int *state, long *ppid, long *pgrp, long *sid)
+{
+	char	 path[64], buf[512], *p;
+	ssize_t	 n;
+	int	 fd;
+
+	(void)snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' ||
+	    sscanf(p + 2, "%*c %ld %ld %ld", ppid, pgrp, sid) != 3)
+		return -1;
+	*state = (unsigned char)p[2];
+	return 0;
+}
+
+/*
+ * Whether pid descends from the run (its parent chain reaches the run's
+ * main process) or was handed to tickd, the subreaper, when its parent
+ * died: together with TICKD_RUN_ID, how an escaped descendant is told
+ * from any other process carrying the same id (another daemon's).
+ */
+static int
+runner_is_descendant(const struct run *r, long pid)
+{
+	long	ppid, pgrp, sid;
+	int	state, depth;
+
+	for (depth = 0; depth < 64 && pid > 1; depth++) {
+		if (runner_proc_stat(pid, &state, &ppid, &pgrp, &sid) == -1)
+			return 0;
+		if (ppid == (long)r->pid || ppid == (long)getpid())
+			return 1;
+		pid = ppid;
+	}
+	return 0;
+}
+
+/*
+ * Send sig to every process of a run, once each: its process group
+ * (with one kill), then, found in /proc, the other members of its
+ * session (descendants that made their own group) and its descendants
+ * that made their own session but still carry its TICKD_RUN_ID.  Returns
+ * how many live processes of the run there were besides the group.
+ */
+int
+runner_kill_tree(struct run *r, int sig)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		*marker = NULL, *p;
+	long		 pid, ppid, pgrp, sid;
+	size_t		 mlen = 0;
+	int		 state, count = 0;
+
+	if (r->pid <= 0)
+		return 0;
+	/* The group outlives its leader while members remain. */
+	(void)kill(-r->pid, sig);
+	if (r->run_id[0] != '\0') {
+		marker = xasprintf("TICKD_RUN_ID=%s", r->run_id);
+		mlen = strlen(marker);
+	}
+	if ((d = opendir("/proc")) == NULL) {
+		free(marker);
+		return count;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if ((pid = strtol(de->d_name, &p, 10)) <= 1 || *p != '\0' ||
+		    pid == (long)getpid() ||
+		    runner_proc_stat(pid, &state, &ppid, &pgrp, &sid) == -1 ||
+		    state == 'Z')
+			continue;
+		if (pgrp == (long)r->pid) {	/* signalled with the group */
+			count++;
+			continue;
+		}
+		if (sid == (long)r->pid || (marker != NULL &&
+		    runner_has_marker((pid_t)pid, marker, mlen) &&
+		    runner_is_descendant(r, pid))) {
+			if (kill((pid_t)pid, sig) == 0)
+				count++;
+		}
+	}
+	(void)closedir(d);
+	free(marker);
+	return count;
+}
+
+/* The grace after kill_signal has passed: SIGKILL what is left. */
+static void
+runner_kill_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct run *r = w->data;
+
+	(void)loop;
+	(void)revents;
+	log_warn("job %s: run %s did not stop within %.0fs of signal %d: "
+	    "SIGKILL", r->job, r->run_id, r->kill_grace, r->kill_signal);
+	(void)runner_kill_tree(r, SIGKILL);
+}
+
+/*
+ * Ask a run to stop: sig to all its processes now, SIGKILL after grace
+ * seconds if its main process has not ended.
+ */
+void
+runner_stop(struct run *r, int sig, double grace)
+{
+	if (r->reaped)
+		return;
+	r->kill_signal = sig;
+	r->kill_grace = grace;
+	(void)runner_kill_tree(r, sig);
+	if (!ev_is_active(&r->kill_w)) {
+		ev_now_update(runner_loop);	/* the grace counts from now */
+		ev_timer_init(&r->kill_w, runner_kill_cb, grace, 0);
+		r->kill_w.data = r;
+		ev_timer_start(runner_loop, &r->kill_w);
+	}
+}
+
+/* What is left of a stopped run once its main process has ended. */
+struct runner_sweeper {
+	ev_timer	 w;
+	struct run	 r;		/* a copy: pid and run id only */
+	char		*run_id;
+};
+
+/* The kill grace of an ended run is over: SIGKILL what is left. */
+static void
+runner_sweeper_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct runner_sweeper	*sw = w->data;
+	int			 n;
+
+	(void)loop;
+	(void)revents;
+	if ((n = runner_kill_tree(&sw->r, SIGKILL)) > 0)
+		log_warn("job %s: run %s: %d leftover process%s killed at "
+		    "the end of its kill_grace", sw->r.job, sw->run_id, n,
+		    n == 1 ? "" : "es");
+	free(sw->r.job);
+	free(sw->run_id);
+	free(sw);
+}
+
+/*
+ * A stopped run (timeout, replace, shutdown) has ended: its descendants
+ * get the rest of its kill_grace to finish, then SIGKILL, so that nothing
+ * is left behind and nothing is cut short.
+ */
+void
+runner_sweep(struct run *r)
+{
+	struct runner_sweeper	*sw;
+	double			 left = 0;
+
+	if (r->pid <= 0)
+		return;
+	if (ev_is_active(&r->kill_w))
+		left = ev_timer_remaining(runner_loop, &r->kill_w);
+	sw = xcalloc(1, sizeof *sw);
+	sw->run_id = xstrdup(r->run_id);
+	sw->r.pid = r->pid;
+	sw->r.run_id = sw->run_id;
+	sw->r.job = xstrdup(r->job);
+	ev_timer_init(&sw->w, runner_sweeper_cb, left > 0 ? left : 0, 0);
+	sw->w.data = sw;
+	ev_timer_start(runner_loop, &sw->w);
+}
+
+/* An adopted process ended: its exit status cannot be known. */
+static void
+runner_pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct run *r = w->data;
+
+	(void)loop;
+	(void)revents;
+	ev_io_stop(runner_loop, &r->pidfd_w);
+	(void)close(r->pidfd);
+	r->pidfd = -1;
+	r->reaped = 1;
+	r->wstatus = -1;
+	runner_n--;
+	runner_done(r, runner_arg);
+}
+
+/*
+ * Follow a process started by a previous daemon (not our child): its end
+ * is noticed through a pidfd, and the done callback gets wstatus -1.
+ * Returns 0, or -1 with *cause set if the process cannot be followed
+ * (then it is gone, or was never ours).
+ */
+int
+runner_adopt(struct run *r, pid_t pid, int64_t pid_start, char **cause)
+{
+	int fd;
+
+	if (runner_pid_start(pid) != pid_start || pid_start == -1 ||
+	    runner_proc_state(pid) == 'Z') {
+		*cause = xasprintf("pid %ld is gone or is another process",
+		    (long)pid);
+		return -1;
+	}
+	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
+		*cause = xasprintf("pidfd_open %ld: %s", (long)pid,
+		    strerror(errno));
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	/* Check again now that the pidfd pins the process identity. */
+	if (runner_pid_start(pid) != pid_start) {
+		(void)close(fd);
+		*cause = xasprintf("pid %ld is gone", (long)pid);
+		return -1;
+	}
+	r->pid = pid;
+	r->pid_start = pid_start;
+	r->adopted = 1;
+	r->execd = 1;
+	r->pidfd = fd;
+	ev_io_init(&r->pidfd_w, runner_pidfd_cb, fd, EV_READ);
+	r->pidfd_w.data = r;
+	ev_io_start(runner_loop, &r->pidfd_w);
+	runner_n++;
+	return 0;
+}
+
+/*
+ * The main process of a run, found by its TICKD_RUN_ID: a session leader
+ * (jobs start one) carrying the marker.  For the crash window between a
+ * fork and the record of its pid.  Returns the pid and *start, or -1.
+ */
+pid_t
+runner_find_marker(const char *run_id, int64_t *start)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[64], buf[512], *p, *marker;
+	long		 pid, sid;
+	ssize_t		 n;
+	pid_t		 found = -1;
+	int		 fd;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	marker = xasprintf("TICKD_RUN_ID=%s", run_id);
+	while (found == -1 && (de = readdir(d)) != NULL) {
+		if ((pid = strtol(de->d_name, &p, 10)) <= 1 || *p != '\0')
+			continue;
+		(void)snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		(void)close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if ((p = strrchr(buf, ')')) == NULL || p[2] == 'Z' ||
+		    sscanf(p + 2, "%*c %*d %*d %ld", &sid) != 1 || sid != pid)
+			continue;
+		if (runner_has_marker((pid_t)pid, marker, strlen(marker))) {
+			found = (pid_t)pid;
+			*start = runner_pid_start(found);
+		}
+	}
+	(void)closedir(d);
+	free(marker);
+	return found;
 }

@@ -51,6 +51,24 @@ struct run {
 	void			*owner;		/* the server's job */
 	struct run		*next_in_job;	/* owner's list of live runs */
 	struct run		*hnext;		/* pid hash chain */
+	int64_t			 pid_start;	/* /proc starttime, -1 */
+	ev_timer		 timeout_w;	/* the job's timeout */
+	ev_timer		 kill_w;	/* kill_grace, then SIGKILL */
+	int			 kill_signal;
+	double			 kill_grace;
+	double			 timeout_secs;	/* armed timeout, for messages */
+	int			 timed_out;	/* stopped by its timeout */
+	int			 replaced;	/* stopped by overlap = replace */
+	int			 stopped;	/* stopped by the shutdown */
+	int			 hook;		/* an on_failure command */
+	int64_t			 hook_rowid;	/* instance it is about */
+	int			 adopted;	/* found alive after a crash */
+	int			 pidfd;		/* adopted: exit notification */
+	ev_io			 pidfd_w;
+	char			*tail;		/* the last output, a ring */
+	size_t			 tail_cap;	/* output_keep: 0, none kept */
+	size_t			 tail_len;
+	size_t			 tail_head;	/* where the oldest byte is */
 };
 
 /* What to run: prepared by the caller, copied as needed. */
@@ -73,5 +91,12 @@ void		 runner_signal(struct run *, int);
 size_t		 runner_count(void);
 void		 runner_free(struct run *);
 void		 runner_log_job(const struct run *, struct log_job *);
+int64_t		 runner_pid_start(pid_t);
+void		 runner_stop(struct run *, int, double);
+int		 runner_kill_tree(struct run *, int);
+void		 runner_sweep(struct run *);
+pid_t		 runner_find_marker(const char *, int64_t *);
+int		 runner_adopt(struct run *, pid_t, int64_t, char **);
+char		*runner_tail(const struct run *, size_t *);
 
 #endif /* TICKD_RUNNER_H */

@@ -1,26 +1,34 @@
 /*
- * server.c -- the daemon: event loop, dispatch, reload, shutdown.
+ * server.c -- the daemon: event loop, dispatch, policies, reload, shutdown.
  *
  * Data flow: conf (job definitions) -> one struct sjob per job with its
  * next instance -> a min-heap of due times -> one absolute ev_periodic
- * armed at the earliest -> dispatch -> claims committed in one store
- * transaction -> fork (runner.c) -> reap -> the attempt's end queued and
- * written in one transaction before the loop next sleeps.
+ * armed at the earliest -> dispatch: the misfire policy (policy_due) and
+ * the overlap policy decide each due instance -> one store transaction
+ * records every decision and claims what starts now; what must wait
+ * (max_running, overlap = queue, catch-up, retries, recovery) is a
+ * "queued" or "retrying" row and an entry of one pending FIFO -> fork
+ * (runner.c) -> reap -> the attempt's end, a retry or a dead letter, queued
+ * and written in one transaction before the loop next sleeps.
  *
  * Wall-clock time decides when (ev_periodic follows the real-time clock;
  * a timerfd with TFD_TIMER_CANCEL_ON_SET reports clock steps at once, and
  * the wall/boot clock offset is compared at every wake-up, which also
  * catches steps libfaketime simulates); the monotonic clock measures how
- * long.  Instants are identities: the last instance planned for each job
- * is in the store, so a backward step can never make one run twice, and a
- * forward step, downtime or a busy store leaves late instances that
- * dispatch records as missed (beyond a grace of SERVER_GRACE_MS) or runs.
+ * long (timeouts, kill grace, retry delays, throttling).  Instants are
+ * identities: the last instance planned for each job is in the store, so
+ * a backward step can never make one run twice; instances a forward step,
+ * downtime or a busy store made late go to the misfire policy.
  *
  * Invariants: an instance is claimed in a committed transaction before its
  * process is forked; "running" means a live child in a job's run list
- * (never a counter alone); nothing is dropped when the store is busy or
- * failing: dispatch rolls back, keeps the due jobs and retries, and the
- * delay shows up as lateness.
+ * (never a counter alone); every instance that does not run is a row
+ * (skipped, with its reason) or part of a decision range; nothing is
+ * dropped when the store is busy or failing: the transaction is rolled
+ * back, the due jobs kept, and dispatch retried, the delay showing up as
+ * lateness.  At startup every instance a crashed daemon left running is
+ * settled before READY: adopted if its process lives, else rerun or
+ * abandoned (recover).
  *
  * DIAGNOSTICS: startup problems are fatal (exit 78 for configuration, 1
  * otherwise); after startup nothing one job does can stop the daemon:
@@ -29,6 +37,7 @@
  */
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -48,23 +57,29 @@
 
 #include "clock.h"
 #include "conf.h"
+#include "control.h"
 #include "duration.h"
 #include "envp.h"
+#include "jobenv.h"
 #include "log.h"
+#include "policy.h"
 #include "rfc3339.h"
 #include "runner.h"
-#include "policy.h"
 #include "schedule.h"
 #include "server.h"
 #include "store.h"
 #include "xmalloc.h"
 
-#define SERVER_GRACE_MS		60000	/* late beyond this: missed */
-#define SERVER_KILL_GRACE	10.0	/* seconds from TERM to KILL */
+#define SERVER_KILL_GRACE	10.0	/* seconds from TERM to KILL at stop */
 #define SERVER_RETRY		0.25	/* seconds before retrying the store */
 #define SERVER_JUMP_MS		2000	/* clock offset change = a step */
-#define SERVER_PATH		"/usr/local/sbin:/usr/local/bin:" \
-				"/usr/sbin:/usr/bin:/sbin:/bin"
+#define SERVER_BLOCKED_SKIPS	3	/* consecutive skips: "blocked" */
+#define SERVER_FAST_FAIL_MS	1000	/* a failure this fast is "instant" */
+#define SERVER_FAST_FAILS	5	/* instant failures before throttling */
+#define SERVER_THROTTLE_MIN	10	/* seconds, doubled per episode */
+#define SERVER_THROTTLE_MAX	600
+#define SERVER_PRUNE_EVERY	20	/* ends of a job between prunes */
+#define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
 #define SERVER_NONE		SIZE_MAX
 
 /* A job as the loop knows it. */
@@ -77,46 +92,56 @@ struct sjob {
 	size_t			 hidx;		/* heap slot, or SERVER_NONE */
 	struct run		*runs;		/* live processes */
 	int			 nruns;
+	int			 npending;	/* entries in the pending FIFO */
 	int64_t			 last_end;	/* Unix s, "after" schedules */
+	int64_t			 skips;		/* consecutive overlap skips */
+	int64_t			 skip_since;	/* Unix s of the first of them */
+	int			 fast_fails;	/* consecutive instant failures */
+	int			 throttles;	/* throttle episodes in a row */
+	int64_t			 throttle_until; /* monotonic ms */
+	int64_t			 last_success;	/* Unix ms, -1: never */
+	int			 loaded;	/* last_success read */
+	int			 ends;		/* since its history was pruned */
+	ev_timer		 overdue_w;
+	struct server		*srv;
 };
 
 /* A write for the store, done in the next batch transaction. */
 struct wq_item {
-	enum { WQ_STARTED, WQ_END, WQ_DECISION }	 kind;
+	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE } kind;
 	int64_t						 rowid;
 	int						 attempt;
 	pid_t						 pid;
+	int64_t						 pid_start;
 	int64_t						 started_ms;
 	int64_t						 lateness_ms;
 	struct store_end				 end;
 	struct store_decision				 dec;
+	struct store_job				 job_st;
 	char						*text;
+	char						*detail;
+	char						*tail;
 	char						*job;
 	struct wq_item					*next;
 };
 
-/* An instance claimed later, when max_running allows. */
-struct waiting {
+/*
+ * An instance waiting to start, in one FIFO for all jobs.  It is in the
+ * store too: a "queued", "retrying" or "interrupted" row (rowid), or, for
+ * a new instance claimed in the same transaction, not yet (rowid -1).
+ */
+struct pending {
 	struct sjob	*j;
-	int64_t		 at;
-	int64_t		 due_ms;
-	const char	*origin;
-	int		 skip;		/* overlaps a run: do not start */
-	struct waiting	*next;
-};
-
-/* What dispatch decided for one due job. */
-struct plan {
-	struct sjob		*j;
-	enum { PLAN_NONE, PLAN_RUN, PLAN_QUEUE, PLAN_SKIP } action;
-	int64_t			 run_at;
-	int64_t			 due_ms;
-	const char		*origin;
-	struct policy_late	 late;
-	int64_t			 miss_first, miss_last, miss_count;
-	int64_t			 planned;	/* new planned mark */
-	int64_t			 next_at;	/* following instance */
-	struct store_claimed	 claimed;
+	int64_t		 at;		/* scheduled instant */
+	const char	*origin;	/* schedule, reboot */
+	const char	*trigger;	/* schedule, catch_up, retry, recover */
+	int64_t		 rowid;
+	int64_t		 not_before;	/* wall ms (retries), 0: now */
+	int		 claim;		/* dispatch: claim now, by identity */
+	int		 force;		/* only max_running holds it back */
+	const char	*why;		/* dispatch: why it waits */
+	struct store_claimed claimed;
+	struct pending	*next;
 };
 
 struct server {
@@ -133,7 +158,7 @@ struct server {
 	int			  starting;
 	int			  stopping;
 	int			  verbose;	/* -v: lowest level logged */
-	int			  store_trouble;	/* since (mono ms), 0: ok */
+	int			  store_trouble;
 	int64_t			  trouble_since;
 	int64_t			  flush_after;	/* mono ms */
 	int64_t			  clock_off;	/* wall - boot */
@@ -144,16 +169,20 @@ struct server {
 	size_t			  nheap;
 	struct wq_item		 *wq;
 	struct wq_item		**wq_tail;
-	struct waiting		 *wait;
-	struct waiting		**wait_tail;
-	size_t			  nwaiting;
-	size_t			  nrunning;
+	struct pending		 *pend;		/* FIFO of waiting instances */
+	struct pending		**pend_tail;
+	size_t			  npend;
+	size_t			  nrunning;	/* job processes (not hooks) */
 	char			**reported;	/* ignored names logged */
 	size_t			  nreported;
 	char			**forget;	/* jobs to forget */
 	size_t			  nforget;
+	struct sjob		**gone;		/* removed, processes left */
+	size_t			  ngone;
+	struct run		 *hooks;	/* on_failure commands running */
 	ev_periodic		  wake_w;
-	ev_timer		  retry_w;
+	ev_timer		  retry_w;	/* store trouble */
+	ev_timer		  pend_w;	/* earliest not_before, throttle */
 	ev_timer		  lease_w;
 	ev_timer		  watchdog_w;
 	ev_timer		  kill_w;
@@ -163,10 +192,17 @@ struct server {
 	ev_signal		  hup_w;
 	ev_child		  child_w;
 	ev_prepare		  flush_w;
+	struct control		 *control;	/* tickctl's socket, or NULL */
+	int64_t			  pruned_at;	/* mono ms of the last age prune */
+	int			  prune_again;	/* that pass hit its chunk */
 };
 
 static void	server_dispatch(struct server *);
-static void	server_start_waiting(struct server *);
+static void	server_pump(struct server *);
+static void	server_hook(struct server *, struct sjob *, const char *,
+		    const char *, int64_t, int64_t, int, int, int, const char *);
+static void	server_overdue_arm(struct server *, struct sjob *);
+static void	server_run_end(struct server *, struct run *, int);
 
 /* --- the heap of due times ------------------------------------------------ */
 
@@ -310,14 +346,6 @@ server_job(struct server *s, const char *id)
 	return NULL;
 }
 
-/* Free a job the loop no longer tracks. */
-static void
-server_job_free(struct sjob *j)
-{
-	free(j->id);
-	free(j);
-}
-
 /* Format an instant for messages, in UTC. */
 static const char *
 server_when(int64_t t, char *buf, size_t len)
@@ -343,6 +371,8 @@ static void
 server_wq_free(struct wq_item *w)
 {
 	free(w->text);
+	free(w->detail);
+	free(w->tail);
 	free(w->job);
 	free(w);
 }
@@ -359,6 +389,10 @@ server_store_trouble(struct server *s, const char *what)
 		log_job(store_busy(s->store) ? LOG_WARNING : LOG_ERR,
 		    LOG_EV_STORE_BUSY, &lj, "store %s: %s: runs are delayed "
 		    "until it is available", what, store_error(s->store));
+	}
+	if (!ev_is_active(&s->retry_w)) {
+		ev_timer_set(&s->retry_w, SERVER_RETRY, 0);
+		ev_timer_start(s->loop, &s->retry_w);
 	}
 }
 
@@ -384,7 +418,7 @@ static void
 server_flush(struct server *s)
 {
 	struct wq_item	*w, *next;
-	int		 rc = 0;
+	int		 rc = 0, n;
 
 	if (s->wq == NULL || clock_mono_ms() < s->flush_after)
 		return;
@@ -394,7 +428,8 @@ server_flush(struct server *s)
 		switch (w->kind) {
 		case WQ_STARTED:
 			rc = store_attempt_started(s->store, w->rowid,
-			    w->attempt, w->pid, w->started_ms, w->lateness_ms);
+			    w->attempt, w->pid, w->pid_start, w->started_ms,
+			    w->lateness_ms);
 			break;
 		case WQ_END:
 			rc = store_attempt_end(s->store, &w->end);
@@ -402,6 +437,27 @@ server_flush(struct server *s)
 		case WQ_DECISION:
 			rc = store_decision_add(s->store, &w->dec);
 			break;
+		case WQ_JOB:
+			rc = store_job_put(s->store, w->job, &w->job_st,
+			    clock_wall_ms());
+			break;
+		case WQ_PRUNE:
+			rc = store_prune_job(s->store, w->job,
+			    s->conf->history_keep, SERVER_PRUNE_CHUNK) == -1 ?
+			    -1 : 0;
+			break;
+		}
+	}
+	/* Retention by age: hourly, in bounded chunks. */
+	if (rc == 0 && (s->prune_again || clock_mono_ms() - s->pruned_at >
+	    3600 * 1000)) {
+		n = store_prune_age(s->store, clock_wall_ms() -
+		    s->conf->history_max_age * 1000, SERVER_PRUNE_CHUNK);
+		if (n == -1)
+			rc = -1;
+		else {
+			s->prune_again = n >= SERVER_PRUNE_CHUNK;
+			s->pruned_at = clock_mono_ms();
 		}
 	}
 	if (rc == -1) {
@@ -421,10 +477,35 @@ server_flush(struct server *s)
 fail:
 	server_store_trouble(s, "write");
 	s->flush_after = clock_mono_ms() + (int64_t)(SERVER_RETRY * 1000);
-	if (!ev_is_active(&s->retry_w)) {
-		ev_timer_set(&s->retry_w, SERVER_RETRY, 0);
-		ev_timer_start(s->loop, &s->retry_w);
-	}
+}
+
+/* Queue a decision row about instances that do not run. */
+static void
+server_decision_later(struct server *s, const char *job, const char *decision,
+    const char *reason, int64_t first, int64_t last, int64_t count,
+    int64_t rowid)
+{
+	struct wq_item *w = server_wq_add(s, WQ_DECISION);
+
+	w->job = xstrdup(job);
+	w->dec.job = w->job;
+	w->dec.decision = decision;
+	w->dec.reason = reason;
+	w->dec.first_at = first;
+	w->dec.last_at = last;
+	w->dec.count = count;
+	w->dec.now_ms = clock_wall_ms();
+	w->dec.run_rowid = rowid;
+}
+
+/* Queue the job's stored state to be written. */
+static void
+server_job_save(struct server *s, struct sjob *j)
+{
+	struct wq_item *w = server_wq_add(s, WQ_JOB);
+
+	w->job = xstrdup(j->id);
+	w->job_st = j->st;
 }
 
 /* --- planning -------------------------------------------------------------- */
@@ -452,7 +533,7 @@ server_plan(struct server *s, struct sjob *j, int64_t now)
 				following = -1;
 			break;
 		case SCHEDULE_AFTER:
-			if (j->nruns == 0)
+			if (j->nruns == 0 && j->npending == 0)
 				next = (j->last_end >= 0 ? j->last_end : now) +
 				    schedule_interval(d->schedule);
 			break;
@@ -479,8 +560,8 @@ server_plan(struct server *s, struct sjob *j, int64_t now)
 
 /*
  * Bring a job's stored state in line with its definition.  A job that is
- * new, or whose schedule, zone or DST policy changed, is planned from now:
- * it gets no retroactive instances.
+ * new, or whose schedule, zone, DST policy or enabled flag changed, is
+ * planned from now: it gets no retroactive instances.
  */
 static void
 server_job_sync(struct server *s, struct sjob *j, int64_t now)
@@ -495,12 +576,19 @@ server_job_sync(struct server *s, struct sjob *j, int64_t now)
 		    store_error(s->store));
 	if (found && st.sched_hash == j->def->sched_hash) {
 		j->st = st;
+		if (j->st.watch_since == -1) {	/* a row from before v3 */
+			j->st.watch_since = now * 1000;
+			server_job_save(s, j);
+		}
 	} else {
 		memset(&j->st, 0, sizeof j->st);
 		j->st.sched_hash = j->def->sched_hash;
 		j->st.planned = now;
+		j->st.overdue_alerted = -1;
+		j->st.watch_since = now * 1000;	/* a new definition */
 		if (found) {
 			j->st.paused = st.paused;
+			j->st.overdue_alerted = st.overdue_alerted;
 			memcpy(j->st.boot_id, st.boot_id, sizeof st.boot_id);
 		}
 		if (!s->starting &&
@@ -516,6 +604,90 @@ server_job_sync(struct server *s, struct sjob *j, int64_t now)
 	if (schedule_kind(j->def->schedule) == SCHEDULE_AFTER &&
 	    (end = store_job_last_end(s->store, j->id)) >= 0)
 		j->last_end = end / 1000;
+	if (!j->loaded) {
+		j->last_success = store_job_last_success(s->store, j->id);
+		j->loaded = 1;
+	}
+	server_overdue_arm(s, j);
+}
+
+/* --- the pending FIFO ----------------------------------------------------------- */
+
+/* Append an instance to the pending FIFO. */
+static struct pending *
+server_pend_add(struct server *s, struct sjob *j, int64_t at,
+    const char *origin, const char *trigger, int64_t rowid,
+    int64_t not_before)
+{
+	struct pending *p = xcalloc(1, sizeof *p);
+
+	p->j = j;
+	p->at = at;
+	p->origin = strcmp(origin, "reboot") == 0 ? "reboot" :
+	    strcmp(origin, "manual") == 0 ? "manual" : "schedule";
+	p->trigger = trigger;
+	p->rowid = rowid;
+	p->not_before = not_before;
+	*s->pend_tail = p;
+	s->pend_tail = &p->next;
+	s->npend++;
+	j->npending++;
+	return p;
+}
+
+/* Unlink *pp (an entry of the FIFO) and free it. */
+static void
+server_pend_drop(struct server *s, struct pending **pp)
+{
+	struct pending *p = *pp;
+
+	*pp = p->next;
+	if (s->pend_tail == &p->next)
+		s->pend_tail = pp;
+	s->npend--;
+	p->j->npending--;
+	free(p);
+}
+
+/*
+ * Whether a job may start one more process now, given `more` already
+ * started in this pass: not throttled, and its overlap policy allows it
+ * (allow: under max_parallel; the others: nothing of it running).
+ */
+static int
+server_can_start(const struct sjob *j, int more, int64_t now_mono)
+{
+	const struct job_def *d = j->def;
+
+	if (d == NULL || j->throttle_until > now_mono)
+		return 0;
+	if (d->overlap == POLICY_OVERLAP_ALLOW)
+		return j->nruns + more < d->max_parallel;
+	return j->nruns + more == 0;
+}
+
+/* Arm the pending timer at the earliest retry or throttle end. */
+static void
+server_pend_arm(struct server *s)
+{
+	struct pending	*p;
+	int64_t		 now_ms = clock_wall_ms(), now_mono = clock_mono_ms();
+	int64_t		 wait = -1, w;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		w = -1;
+		if (p->not_before > now_ms)
+			w = p->not_before - now_ms;
+		else if (p->j->throttle_until > now_mono)
+			w = p->j->throttle_until - now_mono;
+		if (w >= 0 && (wait == -1 || w < wait))
+			wait = w;
+	}
+	ev_timer_stop(s->loop, &s->pend_w);
+	if (wait >= 0 && !s->stopping) {
+		ev_timer_set(&s->pend_w, (double)(wait + 1) / 1000.0, 0);
+		ev_timer_start(s->loop, &s->pend_w);
+	}
 }
 
 /* --- starting and ending runs ---------------------------------------------- */
@@ -524,25 +696,14 @@ server_job_sync(struct server *s, struct sjob *j, int64_t now)
 static void
 server_env(const struct job_def *d, const struct run *r, struct envp *e)
 {
-	char	when[RFC3339_BUFSZ], num[16];
-	size_t	i;
+	struct jobenv_run jr;
 
-	envp_init(e);
-	envp_set(e, "PATH", SERVER_PATH);
-	envp_set(e, "HOME", d->cred.home);
-	envp_set(e, "USER", d->cred.user);
-	envp_set(e, "LOGNAME", d->cred.user);
-	envp_set(e, "SHELL", d->cred.shell);
-	for (i = 0; i < d->nenv; i++)
-		envp_put(e, d->env[i]);
-	/* Last, so that the job's own environment cannot override them. */
-	rfc3339_format_utc(r->scheduled_at, when, sizeof when);
-	(void)snprintf(num, sizeof num, "%d", r->attempt);
-	envp_set(e, "TICKD_JOB", r->job);
-	envp_set(e, "TICKD_RUN_ID", r->run_id);
-	envp_set(e, "TICKD_SCHEDULED_AT", when);
-	envp_set(e, "TICKD_ATTEMPT", num);
-	envp_set(e, "TICKD_TRIGGER", r->trigger);
+	jr.job = r->job;
+	jr.run_id = r->run_id;
+	jr.scheduled_at = r->scheduled_at;
+	jr.attempt = r->attempt;
+	jr.trigger = r->trigger;
+	jobenv_build(d, &jr, e);
 }
 
 /* Queue the end of an attempt that never got a process. */
@@ -563,16 +724,60 @@ server_spawn_failed(struct server *s, struct run *r, const char *why)
 	w->end.lateness_ms = -1;
 	w->end.exit_status = -1;
 	w->end.signal = -1;
+	w->end.retry_at = -1;
 	w->end.error = w->text;
 	runner_log_job(r, &lj);
 	log_job(LOG_ERR, LOG_EV_SPAWN_FAILED, &lj, "job %s: run %s: cannot "
 	    "start: %s", r->job, r->run_id, why);
 }
 
+/* A run's timeout: ask it to stop, then kill it. */
+static void
+server_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct run	*r = w->data;
+	struct log_job	 lj;
+	char		 d[DURATION_BUFSZ];
+
+	(void)loop;
+	(void)w;
+	(void)revents;
+	r->timed_out = 1;
+	runner_log_job(r, &lj);
+	duration_format((int64_t)r->timeout_secs, d, sizeof d);
+	if (r->hook)
+		log_job(LOG_WARNING, LOG_EV_HOOK, &lj, "job %s: its on_failure "
+		    "command ran longer than %s: signal %d", r->job, d,
+		    r->kill_signal);
+	else
+		log_job(LOG_WARNING, LOG_EV_TIMED_OUT, &lj, "job %s: run %s "
+		    "attempt %d ran longer than its timeout of %s: signal %d "
+		    "to its processes", r->job, r->run_id, r->attempt, d,
+		    r->kill_signal);
+	runner_stop(r, r->kill_signal, r->kill_grace);
+}
+
+/*
+ * Arm a run's timeout: `left` seconds from now (0: none); `secs` is the
+ * configured timeout, for messages.
+ */
+static void
+server_timeout_arm(struct server *s, struct run *r, double left, double secs)
+{
+	if (secs <= 0)
+		return;
+	ev_now_update(s->loop);		/* not the time the loop woke up */
+	ev_timer_init(&r->timeout_w, server_timeout_cb, left > 0 ? left :
+	    0.001, 0);
+	r->timeout_secs = secs;
+	r->timeout_w.data = r;
+	ev_timer_start(s->loop, &r->timeout_w);
+}
+
 /* Fork the process of a claimed instance. */
 static void
 server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
-    int64_t at, int64_t due_ms, const char *trigger)
+    int64_t at, const char *trigger)
 {
 	const struct job_def	*d = j->def;
 	struct runner_spec	 spec;
@@ -582,42 +787,45 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	char			*cause = NULL;
 
 	r = runner_new(j->id, c->run_id, trigger, c->rowid, c->attempt, at,
-	    due_ms);
+	    at * 1000);
 	if (d == NULL) {
 		server_spawn_failed(s, r, "the job was removed from the "
 		    "configuration");
 		runner_free(r);
 		return;
 	}
+	r->kill_signal = d->kill_signal;
+	r->kill_grace = (double)d->kill_grace;
+	r->tail_cap = (size_t)d->output_keep;
 	server_env(d, r, &env);
 	spec.command = d->command;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	r->owner = j;
 	if (runner_spawn(r, &spec, &cause) == -1) {
-		server_spawn_failed(s, r, cause);
+		/* No process: an attempt that failed like any other. */
 		free(cause);
 		envp_free(&env);
-		runner_free(r);
-		if (schedule_kind(d->schedule) == SCHEDULE_AFTER) {
-			/* No process to wait for: the delay counts from now. */
-			j->last_end = clock_wall_ms() / 1000;
-			server_plan(s, j, j->last_end);
-		}
+		r->started_ms = clock_wall_ms();
+		r->started_mono = clock_mono_ms();
+		server_run_end(s, r, 0);
 		return;
 	}
 	envp_free(&env);
-	r->owner = j;
 	r->next_in_job = j->runs;
 	j->runs = r;
 	j->nruns++;
+	j->skips = 0;
 	if (s->nrunning++ == 0)		/* leases need renewing from now */
 		ev_timer_again(s->loop, &s->lease_w);
+	server_timeout_arm(s, r, (double)d->timeout, (double)d->timeout);
 
 	w = server_wq_add(s, WQ_STARTED);
 	w->rowid = r->rowid;
 	w->attempt = r->attempt;
 	w->pid = r->pid;
+	w->pid_start = r->pid_start;
 	w->started_ms = r->started_ms;
 	w->lateness_ms = r->started_ms - r->scheduled_at * 1000;
 }
@@ -629,111 +837,496 @@ server_run_started(struct run *r, void *arg)
 	struct log_job lj;
 
 	(void)arg;
+	if (r->hook)
+		return;
 	runner_log_job(r, &lj);
 	lj.lateness_ms = r->started_ms - r->scheduled_at * 1000;
 	log_job(LOG_INFO, LOG_EV_STARTED, &lj, "job %s: run %s attempt %d "
-	    "started, pid %ld, %" PRId64 " ms after its instant", r->job,
-	    r->run_id, r->attempt, (long)r->pid, lj.lateness_ms);
+	    "started, pid %ld, %" PRId64 " ms after its instant (trigger %s)",
+	    r->job, r->run_id, r->attempt, (long)r->pid, lj.lateness_ms,
+	    r->trigger);
+}
+
+/* A random number of milliseconds in [0, max]: retry jitter. */
+static int64_t
+server_jitter(int64_t max)
+{
+	uint64_t v = 0;
+
+	if (max <= 0)
+		return 0;
+	if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v)
+		v = (uint64_t)clock_mono_ms() * UINT64_C(0x9e3779b97f4a7c15);
+	return (int64_t)(v % (uint64_t)(max + 1));
+}
+
+/* After a failure: count instant failures, throttle a crash loop. */
+static void
+server_throttle_check(struct server *s, struct sjob *j, int failed,
+    int64_t duration_ms)
+{
+	struct log_job	lj = LOG_JOB_INIT;
+	int64_t		secs;
+	char		d[DURATION_BUFSZ];
+	int		i;
+
+	if (!failed || duration_ms >= SERVER_FAST_FAIL_MS) {
+		j->fast_fails = 0;
+		if (!failed)
+			j->throttles = 0;
+		return;
+	}
+	if (++j->fast_fails < SERVER_FAST_FAILS)
+		return;
+	j->fast_fails = 0;
+	for (secs = SERVER_THROTTLE_MIN, i = 0; i < j->throttles &&
+	    secs < SERVER_THROTTLE_MAX; i++)
+		secs *= 2;
+	if (secs > SERVER_THROTTLE_MAX)
+		secs = SERVER_THROTTLE_MAX;
+	j->throttles++;
+	j->throttle_until = clock_mono_ms() + secs * 1000;
+	duration_format(secs, d, sizeof d);
+	lj.job = j->id;
+	log_job(LOG_ERR, LOG_EV_THROTTLED, &lj, "job %s: %d attempts in a row "
+	    "failed within %d ms of starting: throttled for %s (instances "
+	    "due meanwhile are skipped, retries wait)", j->id,
+	    SERVER_FAST_FAILS, SERVER_FAST_FAIL_MS, d);
+	(void)s;
+}
+
+/* What became of a finished attempt. */
+struct server_outcome {
+	const char	*status;	/* run status */
+	const char	*reason;
+	const char	*outcome;	/* attempt outcome */
+	int		 exit_status;	/* -1: none */
+	int		 signal;	/* -1: none */
+	int		 failed;	/* a failure of the job */
+	char		 why[256];	/* for people */
+};
+
+/* Classify the end of a run's process. */
+static void
+server_classify(struct server *s, const struct run *r,
+    struct server_outcome *o)
+{
+	int st = r->wstatus;
+
+	memset(o, 0, sizeof *o);
+	o->exit_status = o->signal = -1;
+	if (r->adopted) {
+		o->status = o->outcome = "unknown";
+		o->reason = "adopted";
+		(void)snprintf(o->why, sizeof o->why, "adopted after a "
+		    "restart: its exit status cannot be known");
+		return;
+	}
+	if (r->spawn_failed) {
+		o->failed = 1;
+		o->status = "failed";
+		o->reason = "spawn";
+		o->outcome = "spawn_failed";
+		(void)snprintf(o->why, sizeof o->why, "%s: %s",
+		    child_stage_name(r->report.stage),
+		    strerror(r->report.error));
+		return;
+	}
+	if (WIFEXITED(st)) {
+		o->exit_status = WEXITSTATUS(st);
+		(void)snprintf(o->why, sizeof o->why, "exit %d", o->exit_status);
+	} else {
+		o->signal = WTERMSIG(st);
+		(void)snprintf(o->why, sizeof o->why, "signal %d, %s",
+		    o->signal, strsignal(o->signal));
+	}
+	if (r->replaced || r->stopped || s->stopping) {
+		o->status = o->outcome = "terminated";
+		o->reason = r->replaced ? "replaced" : "shutdown";
+		return;
+	}
+	if (r->timed_out) {
+		o->failed = 1;
+		o->status = "failed";
+		o->reason = "timeout";
+		o->outcome = "timed_out";
+		return;
+	}
+	if (o->exit_status == 0) {
+		o->status = o->outcome = "succeeded";
+		return;
+	}
+	o->failed = 1;
+	o->status = o->outcome = "failed";
+	o->reason = o->exit_status != -1 ? "exit" : "signal";
+}
+
+/*
+ * Decide between a retry and a final failure for a failed attempt.
+ * Returns the retry time (wall ms), or -1 with o->status set to "failed"
+ * or "dead".
+ */
+static int64_t
+server_retry_plan(struct server *s, struct sjob *j, const struct run *r,
+    struct server_outcome *o, int64_t now_ms, char *detail, size_t len)
+{
+	const struct job_def	*d = j->def;
+	int64_t			 delay_ms, at;
+	char			 a[RFC3339_BUFSZ], b[RFC3339_BUFSZ];
+
+	detail[0] = '\0';
+	if (d == NULL || d->retries == 0 || s->stopping)
+		return -1;
+	if (!policy_exit_retryable(d->retry_codes, d->retry_any,
+	    o->exit_status != -1 && !r->timed_out && !r->spawn_failed ?
+	    o->exit_status : -1)) {
+		(void)snprintf(detail, len, "%s is not in retry_on_exit: "
+		    "permanent", o->why);
+		return -1;		/* permanent: failed */
+	}
+	if (r->attempt > d->retries) {
+		o->status = "dead";
+		(void)snprintf(detail, len, "%d attempts failed; the last: %s",
+		    r->attempt, o->why);
+		return -1;
+	}
+	delay_ms = policy_retry_delay(d->retry_delay, d->retry_delay_max,
+	    r->attempt) * 1000;
+	at = now_ms + delay_ms + server_jitter(delay_ms / 10);
+	if (j->next_at >= 0 && at >= j->due_ms && r->scheduled_at <
+	    j->next_at) {
+		o->status = "dead";
+		(void)snprintf(detail, len, "a retry at %s would overlap the "
+		    "next instance at %s; the last failure: %s",
+		    server_when(at / 1000, a, sizeof a),
+		    server_when(j->next_at, b, sizeof b), o->why);
+		return -1;
+	}
+	return at;
+}
+
+/* Unlink a run from its job's list. */
+static void
+server_run_unlink(struct sjob *j, struct run *r)
+{
+	struct run **rp;
+
+	for (rp = &j->runs; *rp != NULL; rp = &(*rp)->next_in_job) {
+		if (*rp == r) {
+			*rp = r->next_in_job;
+			j->nruns--;
+			return;
+		}
+	}
+}
+
+/* Free a job removed by a reload once nothing of it is left. */
+static void
+server_gone_check(struct server *s, struct sjob *j)
+{
+	size_t i;
+
+	if (j->def != NULL || j->nruns > 0 || j->npending > 0)
+		return;
+	for (i = 0; i < s->ngone; i++) {
+		if (s->gone[i] == j) {
+			s->gone[i] = s->gone[--s->ngone];
+			ev_timer_stop(s->loop, &j->overdue_w);
+			free(j->id);
+			free(j);
+			return;
+		}
+	}
+}
+
+/* An on_failure command ended. */
+static void
+server_hook_done(struct server *s, struct run *r)
+{
+	struct log_job		 lj;
+	struct server_outcome	 o;
+
+	server_classify(s, r, &o);
+	runner_log_job(r, &lj);
+	lj.exit_status = o.exit_status;
+	lj.signal = o.signal;
+	log_job(o.exit_status == 0 ? LOG_INFO : LOG_WARNING, LOG_EV_HOOK, &lj,
+	    "job %s: on_failure for %s %s (%s)", r->job, r->run_id[0] != '\0' ?
+	    r->run_id : "the dead man's switch", o.exit_status == 0 ? "ran" :
+	    "failed", r->timed_out ? "timed out" : o.why);
+	server_decision_later(s, r->job, "on_failure", r->timed_out ?
+	    "timeout" : o.exit_status == 0 ? "succeeded" : "failed",
+	    r->scheduled_at, r->scheduled_at, 1, r->hook_rowid);
 }
 
 /* A run's process ended (runner.c calls this after the reap). */
 static void
 server_run_done(struct run *r, void *arg)
 {
-	struct server	 *s = arg;
-	struct sjob	 *j = r->owner, **jp;
-	struct run	**rp;
-	struct wq_item	 *w = server_wq_add(s, WQ_END);
-	struct log_job	  lj;
-	int64_t		  now_ms = clock_wall_ms();
-	char		  why[256];
-	int		  prio = LOG_INFO, ev = LOG_EV_SUCCEEDED, st = r->wstatus;
+	server_run_end(arg, r, 1);
+}
 
-	for (rp = &j->runs; *rp != NULL; rp = &(*rp)->next_in_job) {
-		if (*rp == r) {
-			*rp = r->next_in_job;
-			break;
+/*
+ * The end of an attempt: classify it, decide between success, a retry, a
+ * failure or a dead letter, record it, run on_failure, and start what
+ * waits.  linked: the run had a process in its job's list.
+ */
+static void
+server_run_end(struct server *s, struct run *r, int linked)
+{
+	struct sjob		 *j = r->owner;
+	struct wq_item		 *w;
+	struct log_job		  lj;
+	struct server_outcome	  o;
+	int64_t			  now_ms = clock_wall_ms(), retry_at = -1;
+	char			  detail[512];
+	int			  prio, ev;
+
+	if (r->hook) {
+		struct run **rp;
+
+		for (rp = &s->hooks; *rp != NULL; rp = &(*rp)->next_in_job) {
+			if (*rp == r) {
+				*rp = r->next_in_job;
+				break;
+			}
 		}
+		server_hook_done(s, r);
+		runner_free(r);
+		if (s->stopping && s->nrunning == 0 && runner_count() == 0)
+			ev_break(s->loop, EVBREAK_ALL);
+		return;
 	}
-	j->nruns--;
-	if (--s->nrunning == 0)		/* idle: no wake-ups at all */
-		ev_timer_stop(s->loop, &s->lease_w);
-
-	w->end.rowid = r->rowid;
-	w->end.attempt = r->attempt;
-	w->end.started_ms = r->started_ms;
-	w->end.finished_ms = now_ms;
-	w->end.lateness_ms = r->started_ms - r->scheduled_at * 1000;
-	w->end.exit_status = -1;
-	w->end.signal = -1;
+	if (linked) {
+		server_run_unlink(j, r);
+		if (--s->nrunning == 0)	/* idle: no wake-ups at all */
+			ev_timer_stop(s->loop, &s->lease_w);
+	}
+	server_classify(s, r, &o);
+	/* Stopped runs leave nothing behind, after their kill_grace. */
+	if ((r->timed_out || r->replaced || r->stopped) && !r->adopted)
+		runner_sweep(r);
 	runner_log_job(r, &lj);
 	lj.duration_ms = clock_mono_ms() - r->started_mono;
-	if (r->spawn_failed) {
-		(void)snprintf(why, sizeof why, "%s: %s",
-		    child_stage_name(r->report.stage),
-		    strerror(r->report.error));
-		w->text = xstrdup(why);
-		w->end.status = "failed";
-		w->end.reason = "spawn";
-		w->end.outcome = "spawn_failed";
-		w->end.error = w->text;
-		log_job(LOG_ERR, LOG_EV_SPAWN_FAILED, &lj, "job %s: run %s: "
-		    "cannot start: %s", r->job, r->run_id, why);
-	} else {
-		if (WIFEXITED(st)) {
-			w->end.exit_status = lj.exit_status = WEXITSTATUS(st);
-			w->end.status = WEXITSTATUS(st) == 0 ? "succeeded" :
-			    "failed";
-			w->end.reason = WEXITSTATUS(st) == 0 ? NULL : "exit";
-		} else {
-			w->end.signal = lj.signal = WTERMSIG(st);
-			w->end.status = "failed";
-			w->end.reason = "signal";
+	lj.exit_status = o.exit_status;
+	lj.signal = o.signal;
+	detail[0] = '\0';
+	if (o.failed) {
+		server_throttle_check(s, j, 1, lj.duration_ms);
+		retry_at = server_retry_plan(s, j, r, &o, now_ms, detail,
+		    sizeof detail);
+		if (retry_at != -1)
+			o.status = "retrying";
+	} else if (strcmp(o.status, "succeeded") == 0) {
+		server_throttle_check(s, j, 0, lj.duration_ms);
+		j->last_success = now_ms;
+		if (j->st.overdue_alerted != -1) {
+			j->st.overdue_alerted = -1;
+			server_job_save(s, j);
 		}
-		/* Asked to stop by our shutdown: terminated, whatever it did. */
-		if (s->stopping) {
-			w->end.status = "terminated";
-			w->end.reason = "shutdown";
-		}
-		w->end.outcome = w->end.status;
-		if (strcmp(w->end.status, "succeeded") != 0) {
-			prio = LOG_WARNING;
-			ev = s->stopping ? LOG_EV_TERMINATED : LOG_EV_FAILED;
-		}
-		if (WIFEXITED(st))
-			log_job(prio, ev, &lj, "job %s: run %s attempt %d %s "
-			    "(exit %d) after %" PRId64 " ms", r->job,
-			    r->run_id, r->attempt, w->end.status,
-			    WEXITSTATUS(st), lj.duration_ms);
-		else
-			log_job(prio, ev, &lj, "job %s: run %s attempt %d %s "
-			    "(signal %d, %s) after %" PRId64 " ms", r->job,
-			    r->run_id, r->attempt, w->end.status, WTERMSIG(st),
-			    strsignal(WTERMSIG(st)), lj.duration_ms);
+		server_overdue_arm(s, j);
 	}
 
-	if (j->def != NULL &&
-	    schedule_kind(j->def->schedule) == SCHEDULE_AFTER) {
+	w = server_wq_add(s, WQ_END);
+	w->end.rowid = r->rowid;
+	w->end.attempt = r->attempt;
+	w->end.started_ms = r->adopted ? -1 : r->started_ms;
+	w->end.finished_ms = now_ms;
+	w->end.lateness_ms = r->adopted ? -1 :
+	    r->started_ms - r->scheduled_at * 1000;
+	w->end.exit_status = o.exit_status;
+	w->end.signal = o.signal;
+	w->end.status = o.status;
+	w->end.reason = o.reason;
+	w->end.outcome = o.outcome;
+	w->end.retry_at = retry_at;
+	if (r->spawn_failed) {
+		w->text = xstrdup(o.why);
+		w->end.error = w->text;
+	}
+	w->tail = runner_tail(r, &w->end.tail_len);
+	w->end.tail = w->tail;
+	if (r->adopted && r->timed_out)
+		(void)snprintf(detail, sizeof detail, "stopped by its timeout "
+		    "of %.0fs after it was adopted", r->timeout_secs);
+	if (detail[0] != '\0') {
+		w->detail = xstrdup(detail);
+		w->end.detail = w->detail;
+	}
+
+	/* The journal. */
+	prio = LOG_INFO;
+	ev = LOG_EV_SUCCEEDED;
+	if (strcmp(o.status, "terminated") == 0) {
+		prio = LOG_WARNING;
+		ev = r->replaced ? LOG_EV_REPLACED : LOG_EV_TERMINATED;
+	} else if (r->adopted) {
+		prio = LOG_NOTICE;
+		ev = LOG_EV_ADOPTED;
+	} else if (r->spawn_failed) {
+		prio = LOG_ERR;
+		ev = LOG_EV_SPAWN_FAILED;
+	} else if (r->timed_out) {
+		prio = LOG_WARNING;
+		ev = LOG_EV_TIMED_OUT;
+	} else if (o.failed) {
+		prio = LOG_WARNING;
+		ev = LOG_EV_FAILED;
+	}
+	if (r->spawn_failed)
+		log_job(prio, ev, &lj, "job %s: run %s: cannot start: %s",
+		    r->job, r->run_id, o.why);
+	else
+		log_job(prio, ev, &lj, "job %s: run %s attempt %d %s (%s) "
+		    "after %" PRId64 " ms", r->job, r->run_id, r->attempt,
+		    r->timed_out && o.failed ? "timed out" : o.status, o.why,
+		    lj.duration_ms);
+	if (retry_at != -1) {
+		char when[RFC3339_BUFSZ];
+
+		log_job(LOG_NOTICE, LOG_EV_RETRY, &lj, "job %s: run %s: attempt "
+		    "%d at %s", r->job, r->run_id, r->attempt + 1,
+		    server_when(retry_at / 1000, when, sizeof when));
+		server_pend_add(s, j, r->scheduled_at, "schedule", "retry",
+		    r->rowid, retry_at);
+	} else if (o.failed) {
+		if (strcmp(o.status, "dead") == 0)
+			log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is "
+			    "dead: %s", r->job, r->run_id, detail);
+		server_hook(s, j, o.status, o.reason, r->rowid,
+		    r->scheduled_at, r->attempt, o.exit_status, o.signal,
+		    r->run_id);
+	}
+
+	/* Retention: every SERVER_PRUNE_EVERY ends, trim the history. */
+	if (++j->ends >= SERVER_PRUNE_EVERY) {
+		j->ends = 0;
+		server_wq_add(s, WQ_PRUNE)->job = xstrdup(j->id);
+	}
+	if (j->def != NULL && schedule_kind(j->def->schedule) ==
+	    SCHEDULE_AFTER && retry_at == -1) {
 		j->last_end = now_ms / 1000;
 		server_plan(s, j, now_ms / 1000);
 	}
 	runner_free(r);
-	if (j->def == NULL && j->nruns == 0) {
-		/* Removed by a reload while it ran: forget it now. */
-		for (jp = s->jobs; jp < s->jobs + s->njobs; jp++) {
-			if (*jp == j)
-				break;
-		}
-		if (jp == s->jobs + s->njobs)
-			server_job_free(j);
-	}
+	server_gone_check(s, j);
 	if (s->stopping) {
-		if (s->nrunning == 0)
+		if (s->nrunning == 0 && runner_count() == 0)
 			ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
-	server_start_waiting(s);
+	server_pump(s);
 	server_rearm(s);
+}
+
+/*
+ * Run a job's on_failure command about an instance that failed or died
+ * (or, with status "overdue", about a job that has not succeeded).  It
+ * never delays scheduling: it is not a run of the job, counts toward no
+ * limit, and has its own timeout.
+ */
+static void
+server_hook(struct server *s, struct sjob *j, const char *status,
+    const char *reason, int64_t rowid, int64_t at, int attempt,
+    int exit_status, int sig, const char *run_id)
+{
+	const struct job_def	*d = j->def;
+	struct runner_spec	 spec;
+	struct envp		 env;
+	struct run		*r;
+	char			*cause = NULL, num[16];
+
+	if (d == NULL || d->on_failure == NULL || s->stopping)
+		return;
+	r = runner_new(j->id, run_id, "on_failure", rowid, attempt, at,
+	    at * 1000);
+	r->hook = 1;
+	r->hook_rowid = rowid;
+	r->owner = j;
+	r->kill_signal = d->kill_signal;
+	r->kill_grace = (double)d->kill_grace;
+	server_env(d, r, &env);
+	(void)snprintf(num, sizeof num, "%d", exit_status);
+	envp_set(&env, "TICKD_EXIT_STATUS", exit_status >= 0 ? num : "");
+	(void)snprintf(num, sizeof num, "%d", sig);
+	envp_set(&env, "TICKD_SIGNAL", sig > 0 ? num : "");
+	envp_set(&env, "TICKD_STATUS", status);
+	envp_set(&env, "TICKD_REASON", reason != NULL ? reason : "");
+	spec.command = d->on_failure;
+	spec.envp = env.v;
+	spec.cred = &d->cred;
+	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	if (runner_spawn(r, &spec, &cause) == -1) {
+		log_err("job %s: on_failure cannot start: %s", j->id, cause);
+		free(cause);
+		runner_free(r);
+	} else {
+		r->next_in_job = s->hooks;
+		s->hooks = r;
+		server_timeout_arm(s, r, (double)d->on_failure_timeout,
+		    (double)d->on_failure_timeout);
+	}
+	envp_free(&env);
+}
+
+/* --- the dead man's switch ------------------------------------------------- */
+
+/* expect_success_within has passed without a success: say so, once. */
+static void
+server_overdue_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sjob	*j = w->data;
+	struct server	*s = j->srv;
+	struct log_job	 lj = LOG_JOB_INIT;
+	int64_t		 now_ms = clock_wall_ms(), base;
+	char		 d[DURATION_BUFSZ], when[RFC3339_BUFSZ];
+
+	(void)loop;
+	(void)revents;
+	if (j->def == NULL || j->def->expect_success_within == 0)
+		return;
+	base = j->last_success > j->st.watch_since ? j->last_success :
+	    j->st.watch_since;
+	if (now_ms < base + j->def->expect_success_within * 1000) {
+		server_overdue_arm(s, j);	/* the clock went back */
+		return;
+	}
+	duration_format(j->def->expect_success_within, d, sizeof d);
+	lj.job = j->id;
+	if (j->last_success >= 0)
+		log_job(LOG_ERR, LOG_EV_OVERDUE, &lj, "job %s: no run has "
+		    "succeeded for %s (last success %s)", j->id, d,
+		    server_when(j->last_success / 1000, when, sizeof when));
+	else
+		log_job(LOG_ERR, LOG_EV_OVERDUE, &lj, "job %s: no run has "
+		    "succeeded for %s (none since %s)", j->id, d,
+		    server_when(j->st.watch_since / 1000, when, sizeof when));
+	j->st.overdue_alerted = now_ms;
+	server_job_save(s, j);
+	server_hook(s, j, "overdue", "expect_success_within", -1,
+	    now_ms / 1000, 0, -1, -1, "");
+}
+
+/* Arm (or disarm) a job's dead man's switch. */
+static void
+server_overdue_arm(struct server *s, struct sjob *j)
+{
+	int64_t base, deadline;
+
+	ev_timer_stop(s->loop, &j->overdue_w);
+	if (j->def == NULL || j->def->expect_success_within == 0 ||
+	    !j->def->enabled || j->st.paused)
+		return;
+	base = j->last_success > j->st.watch_since ? j->last_success :
+	    j->st.watch_since;
+	if (j->st.overdue_alerted >= base)
+		return;			/* said already, until a success */
+	deadline = base + j->def->expect_success_within * 1000;
+	ev_timer_init(&j->overdue_w, server_overdue_cb,
+	    (double)(deadline - clock_wall_ms()) / 1000.0 > 0 ?
+	    (double)(deadline - clock_wall_ms()) / 1000.0 : 0.001, 0);
+	j->overdue_w.data = j;
+	ev_timer_start(s->loop, &j->overdue_w);
 }
 
 /* --- dispatch ---------------------------------------------------------------- */
@@ -751,9 +1344,9 @@ server_check_clock(struct server *s, int64_t wall)
 	if (s->clock_off != 0 && (d > SERVER_JUMP_MS || d < -SERVER_JUMP_MS)) {
 		duration_format((d < 0 ? -d : d) / 1000, buf, sizeof buf);
 		log_job(LOG_WARNING, LOG_EV_CLOCK_JUMP, &lj, "the wall clock "
-		    "was stepped %s by %s: instances jumped over are late, "
-		    "none already run will run again", d > 0 ? "forward" :
-		    "back", buf);
+		    "was stepped %s by %s: instances jumped over are late (the "
+		    "misfire policy decides), none already run will run again",
+		    d > 0 ? "forward" : "back", buf);
 	} else if (s->susp_off != 0 && soff - s->susp_off > SERVER_JUMP_MS) {
 		duration_format((soff - s->susp_off) / 1000, buf, sizeof buf);
 		log_job(LOG_NOTICE, LOG_EV_CLOCK_JUMP, &lj, "resumed after a "
@@ -763,178 +1356,451 @@ server_check_clock(struct server *s, int64_t wall)
 	s->susp_off = soff;
 }
 
-/* Decide what to do with one due job (no side effects). */
-static void
-server_decide(struct server *s, struct plan *p, int64_t now, int64_t now_ms,
-    size_t *starting)
-{
-	struct sjob		*j = p->j;
-	const struct job_def	*d = j->def;
-	int64_t			 delay;
+/* An instance skipped by a dispatch pass. */
+struct dskip {
+	struct sjob	*j;
+	int64_t		 at;
+	int		 throttled;	/* else overlap */
+};
 
-	p->action = PLAN_NONE;
-	p->run_at = -1;
-	p->origin = "schedule";
-	p->planned = j->st.planned;
-	p->next_at = -1;
-	p->miss_count = 0;
-	switch (schedule_kind(d->schedule)) {
-	case SCHEDULE_REBOOT:
-		p->origin = "reboot";
-		/* FALLTHROUGH */
-	case SCHEDULE_AFTER:
-		/* One instance, never "late": it runs whenever it is due. */
-		p->run_at = j->next_at;
-		p->due_ms = j->due_ms;
-		p->planned = j->next_at;
-		break;
-	case SCHEDULE_CRON:
-	case SCHEDULE_EVERY:
-		policy_scan(d->schedule, d->tz, d->gap, d->fold, j->next_at,
-		    now, &p->late);
-		p->next_at = p->late.next;
-		if (p->late.count == 0) {
-			p->next_at = j->next_at;
-			return;
+/* What a dispatch pass decided, applied once its transaction commits. */
+struct dispatch {
+	struct pending	 *add;		/* new pending entries, in order */
+	struct pending	**add_tail;
+	struct run	**kill;		/* runs to stop (replace) */
+	size_t		  nkill;
+	struct dskip	 *skipped;	/* each skip, for the journal */
+	size_t		  nskipped;
+	size_t		  room;		/* global slots left to claim now */
+	int		  force;	/* manual --force: no overlap rule */
+	char		  why[STORE_RUN_ID_MAX + 64]; /* the last skip's */
+	int64_t		  now;
+	int64_t		  now_ms;
+	int64_t		  now_mono;
+};
+
+/* How many entries of job j this pass added (and how many claim now). */
+static void
+server_dispatch_count(const struct dispatch *dp, const struct sjob *j,
+    int *added, int *claiming)
+{
+	const struct pending *p;
+
+	*added = *claiming = 0;
+	for (p = dp->add; p != NULL; p = p->next) {
+		if (p->j == j) {
+			(*added)++;
+			*claiming += p->claim;
 		}
-		p->planned = p->late.last;
-		delay = d->random_delay > 0 ? policy_random_delay(s->machine_id,
-		    j->id, p->late.last, d->random_delay, p->late.next) : 0;
-		p->due_ms = (p->late.last + delay) * 1000;
-		if (now_ms - p->due_ms <= SERVER_GRACE_MS) {
-			p->run_at = p->late.last;
-			if (p->late.count > 1) {
-				p->miss_first = p->late.first;
-				p->miss_last = p->late.prev;
-				p->miss_count = p->late.count - 1;
-			}
-		} else {
-			p->miss_first = p->late.first;
-			p->miss_last = p->late.last;
-			p->miss_count = p->late.count;
-		}
-		break;
-	}
-	if (p->run_at < 0)
-		return;
-	if (j->nruns > 0)
-		p->action = PLAN_SKIP;		/* overlap: skip */
-	else if (s->nwaiting > 0 ||
-	    s->nrunning + *starting >= (size_t)s->conf->max_running)
-		p->action = PLAN_QUEUE;
-	else {
-		p->action = PLAN_RUN;
-		(*starting)++;
 	}
 }
 
-/* Write one plan inside the dispatch transaction; 0 or -1. */
+/* Record one instance that does not run, as a skipped row. */
 static int
-server_plan_write(struct server *s, struct plan *p, int64_t now_ms)
+server_skip_row(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t at, const char *origin, const char *reason, const char *detail)
 {
-	struct store_claim	c;
-	struct store_decision	dec;
-	struct store_job	st = p->j->st;
-	int			rc;
+	struct store_claim c;
 
-	if (p->miss_count > 0) {
-		dec.job = p->j->id;
-		dec.decision = "missed";
-		dec.reason = "misfire";
-		dec.first_at = p->miss_first;
-		dec.last_at = p->miss_last;
-		dec.count = p->miss_count;
-		dec.now_ms = now_ms;
-		dec.run_rowid = -1;
-		if (store_decision_add(s->store, &dec) == -1)
-			return -1;
-	}
-	c.job = p->j->id;
-	c.scheduled_at = p->run_at;
-	c.origin = p->origin;
+	memset(&c, 0, sizeof c);
+	c.job = j->id;
+	c.scheduled_at = at;
+	c.origin = origin;
 	c.trigger = "schedule";
-	c.owner = s->owner;
-	c.now_ms = now_ms;
-	c.lease_until = now_ms / 1000 + s->conf->lease;
-	switch (p->action) {
-	case PLAN_RUN:
-		if ((rc = store_run_claim(s->store, &c, &p->claimed)) == -1)
-			return -1;
-		if (rc == 0)
-			p->action = PLAN_NONE;	/* it exists: it ran */
-		break;
-	case PLAN_QUEUE:
-		if ((rc = store_run_queue(s->store, &c)) == -1)
-			return -1;
-		if (rc == 0)
-			p->action = PLAN_NONE;
-		break;
-	case PLAN_SKIP:
-		dec.job = p->j->id;
-		dec.decision = "skipped";
-		dec.reason = "overlap";
-		dec.first_at = dec.last_at = p->run_at;
-		dec.count = 1;
-		dec.now_ms = now_ms;
-		dec.run_rowid = p->j->runs != NULL ? p->j->runs->rowid : -1;
-		if (store_decision_add(s->store, &dec) == -1)
-			return -1;
-		break;
-	case PLAN_NONE:
-		break;
-	}
-	st.planned = p->planned;
-	if (strcmp(p->origin, "reboot") == 0)
-		(void)snprintf(st.boot_id, sizeof st.boot_id, "%s",
-		    s->boot_id);
-	return store_job_put(s->store, p->j->id, &st, now_ms);
+	c.now_ms = dp->now_ms;
+	c.reason = reason;
+	c.detail = detail;
+	return store_run_skip(s->store, &c) == -1 ? -1 : 0;
 }
 
-/* Log what a plan decided about instances that do not run now. */
+/*
+ * Hand one instance to the job's overlap policy, inside the dispatch
+ * transaction: a skipped row, or a new pending entry (claimed now when
+ * the job and a global slot are free).
+ */
+static int
+server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t at, const char *origin, const char *trigger)
+{
+	const struct job_def	*d = j->def;
+	struct store_claim	 c;
+	struct pending		*p, **pp;
+	struct run		*r;
+	char			 detail[STORE_RUN_ID_MAX + 64];
+	int			 added, claiming, inflight, rc, throttled = 0;
+
+	server_dispatch_count(dp, j, &added, &claiming);
+	inflight = j->nruns + j->npending + added;
+	/* Catch-up runs are a backlog: they wait their turn, never skip. */
+	if (strcmp(trigger, "catch_up") == 0 || dp->force)
+		goto runs;
+	if (j->throttle_until > dp->now_mono) {
+		if (server_skip_row(s, dp, j, at, origin, "throttled",
+		    "the job fails instantly and is throttled") == -1)
+			return -1;
+		throttled = 1;
+		goto skipped;
+	}
+	switch (d->overlap) {
+	case POLICY_OVERLAP_SKIP:
+	case POLICY_OVERLAP_QUEUE:
+		if (inflight == 0)
+			break;
+		if (d->overlap == POLICY_OVERLAP_QUEUE &&
+		    j->npending + added < d->queue_limit)
+			break;
+		if (j->runs != NULL)
+			(void)snprintf(detail, sizeof detail, "%s is still "
+			    "running", j->runs->run_id);
+		else
+			(void)snprintf(detail, sizeof detail, "an earlier "
+			    "instance is waiting to start");
+		if (d->overlap == POLICY_OVERLAP_QUEUE)
+			(void)strncat(detail, "; the queue is full",
+			    sizeof detail - strlen(detail) - 1);
+		if (server_skip_row(s, dp, j, at, origin, "overlap",
+		    detail) == -1)
+			return -1;
+		goto skipped;
+	case POLICY_OVERLAP_ALLOW:
+		if (inflight < d->max_parallel)
+			break;
+		(void)snprintf(detail, sizeof detail, "max_parallel (%lld) "
+		    "instances are in flight", (long long)d->max_parallel);
+		if (server_skip_row(s, dp, j, at, origin, "overlap",
+		    detail) == -1)
+			return -1;
+		goto skipped;
+	case POLICY_OVERLAP_REPLACE:
+		/* The newest wins: stop what runs, drop what waits. */
+		for (r = j->runs; r != NULL; r = r->next_in_job) {
+			if (r->replaced)
+				continue;
+			r->replaced = 1;
+			dp->kill = xreallocarray(dp->kill, dp->nkill + 1,
+			    sizeof *dp->kill);
+			dp->kill[dp->nkill++] = r;
+		}
+		for (pp = &s->pend; *pp != NULL;) {
+			if ((*pp)->j != j) {
+				pp = &(*pp)->next;
+				continue;
+			}
+			memset(&c, 0, sizeof c);
+			c.job = j->id;
+			c.scheduled_at = (*pp)->at;
+			c.origin = (*pp)->origin;
+			c.now_ms = dp->now_ms;
+			if (store_run_unqueue(s->store, &c, "skipped",
+			    "replaced") == -1)
+				return -1;
+			server_pend_drop(s, pp);
+		}
+		for (p = dp->add; p != NULL; p = p->next) {
+			if (p->j != j || p->claim)
+				continue;
+			memset(&c, 0, sizeof c);
+			c.job = j->id;
+			c.scheduled_at = p->at;
+			c.origin = p->origin;
+			c.now_ms = dp->now_ms;
+			if (store_run_unqueue(s->store, &c, "skipped",
+			    "replaced") == -1)
+				return -1;
+			p->j = NULL;	/* superseded before it began */
+		}
+		break;
+	}
+
+	/* It runs: now if the job and a slot are free, else it waits. */
+runs:
+	p = xcalloc(1, sizeof *p);
+	p->j = j;
+	p->at = at;
+	p->origin = strcmp(origin, "reboot") == 0 ? "reboot" :
+	    strcmp(origin, "manual") == 0 ? "manual" : "schedule";
+	p->trigger = trigger;
+	p->rowid = -1;
+	p->force = dp->force;
+	memset(&c, 0, sizeof c);
+	c.job = j->id;
+	c.scheduled_at = at;
+	c.origin = p->origin;
+	c.trigger = trigger;
+	c.owner = s->owner;
+	c.now_ms = dp->now_ms;
+	c.lease_until = dp->now + s->conf->lease;
+	if (dp->room > 0 && strcmp(trigger, "catch_up") != 0 &&
+	    (dp->force || (server_can_start(j, claiming, dp->now_mono) &&
+	    (d->overlap == POLICY_OVERLAP_ALLOW || added == claiming)))) {
+		if ((rc = store_run_claim(s->store, &c, &p->claimed)) == -1) {
+			free(p);
+			return -1;
+		}
+		if (rc == 0) {		/* it exists already: it ran */
+			free(p);
+			return 0;
+		}
+		p->claim = 1;
+		dp->room--;
+	} else {
+		c.reason = strcmp(trigger, "catch_up") == 0 ? "catch_up" :
+		    inflight > 0 ? "overlap" : "max_running";
+		p->why = c.reason;
+		if ((rc = store_run_queue(s->store, &c)) == -1) {
+			free(p);
+			return -1;
+		}
+		if (rc == 0) {
+			free(p);
+			return 0;
+		}
+	}
+	*dp->add_tail = p;
+	dp->add_tail = &p->next;
+	return 0;
+
+skipped:
+	(void)snprintf(dp->why, sizeof dp->why, "%s", throttled ?
+	    "the job fails instantly and is throttled" : detail);
+	dp->skipped = xreallocarray(dp->skipped, dp->nskipped + 1,
+	    sizeof *dp->skipped);
+	dp->skipped[dp->nskipped].j = j;
+	dp->skipped[dp->nskipped].at = at;
+	dp->skipped[dp->nskipped++].throttled = throttled;
+	return 0;
+}
+
+/* Log a range of instances that do not run. */
 static void
-server_plan_log(struct plan *p)
+server_log_range(struct sjob *j, const char *reason, int64_t first,
+    int64_t last, int64_t count, int capped)
 {
 	struct log_job	lj = LOG_JOB_INIT;
 	char		a[RFC3339_BUFSZ], b[RFC3339_BUFSZ];
 
-	lj.job = p->j->id;
-	if (p->miss_count > 0) {
-		lj.scheduled_at = p->miss_last;
-		log_job(LOG_WARNING, LOG_EV_MISSED, &lj, "job %s: %s%" PRId64
-		    " instance%s from %s to %s missed: %s (daemon down, "
-		    "suspend, clock step or busy store)", p->j->id,
-		    p->late.capped ? "at least " : "", p->miss_count,
-		    p->miss_count == 1 ? "" : "s",
-		    server_when(p->miss_first, a, sizeof a),
-		    server_when(p->miss_last, b, sizeof b), p->run_at >= 0 ?
-		    "found late, and only the newest due instance runs" :
-		    "found more than 60s late");
-	}
-	lj.scheduled_at = p->run_at;
-	if (p->action == PLAN_SKIP)
-		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
-		    "skipped: run %s is still running", p->j->id,
-		    server_when(p->run_at, a, sizeof a), p->j->runs->run_id);
-	else if (p->action == PLAN_QUEUE)
-		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: instance %s "
-		    "waits: max_running reached", p->j->id,
-		    server_when(p->run_at, a, sizeof a));
+	lj.job = j->id;
+	lj.scheduled_at = last;
+	log_job(LOG_WARNING, strcmp(reason, "overlap") == 0 ||
+	    strcmp(reason, "stall") == 0 ? LOG_EV_SKIPPED : LOG_EV_MISSED, &lj, "job %s: %s%" PRId64
+	    " instance%s from %s to %s skipped (%s)", j->id,
+	    capped ? "at least " : "", count, count == 1 ? "" : "s",
+	    server_when(first, a, sizeof a), server_when(last, b, sizeof b),
+	    strcmp(reason, "coalesced") == 0 ? "found late: coalesced into "
+	    "one run, misfire = run_once" : strcmp(reason, "stall") == 0 ?
+	    "due at once after a short stall: coalesced into the newest" :
+	    strcmp(reason, "misfire") == 0 ?
+	    "found late, misfire = skip" : strcmp(reason, "catch_up_limit") ==
+	    0 ? "older than the catch_up_limit newest late ones" :
+	    "due at once while the job was busy");
 }
 
-/* Queue an instance in memory (it is queued in the store too). */
-static void
-server_wait_add(struct server *s, struct sjob *j, int64_t at, int64_t due_ms,
-    const char *origin)
+/*
+ * Decide what becomes of a due job's instances, inside the dispatch
+ * transaction.  Sets *planned to the newest instance decided.
+ */
+static int
+server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t *planned)
 {
-	struct waiting *w = xcalloc(1, sizeof *w);
+	const struct job_def	*d = j->def;
+	struct store_decision	 dec;
+	struct policy_due	 due;
+	int64_t			*buf;
+	size_t			 bufsz, i;
+	int			 rc = 0;
 
-	w->j = j;
-	w->at = at;
-	w->due_ms = due_ms;
-	w->origin = strcmp(origin, "reboot") == 0 ? "reboot" : "schedule";
-	*s->wait_tail = w;
-	s->wait_tail = &w->next;
-	s->nwaiting++;
+	switch (schedule_kind(d->schedule)) {
+	case SCHEDULE_REBOOT:
+	case SCHEDULE_AFTER:
+		/* One instance, never "late": it runs whenever it is due. */
+		*planned = j->next_at;
+		return server_overlap(s, dp, j, j->next_at,
+		    schedule_kind(d->schedule) == SCHEDULE_REBOOT ? "reboot" :
+		    "schedule", "schedule");
+	case SCHEDULE_CRON:
+	case SCHEDULE_EVERY:
+	default:
+		break;
+	}
+	bufsz = (size_t)d->catch_up_limit + 64;
+	buf = xreallocarray(NULL, bufsz, sizeof *buf);
+	policy_due(d->schedule, d->tz, d->gap, d->fold, j->next_at, dp->now,
+	    d->misfire_grace + d->random_delay, d->misfire,
+	    d->catch_up_limit, buf, bufsz, &due);
+	*planned = due.last >= 0 ? due.last : j->st.planned;
+
+	memset(&dec, 0, sizeof dec);
+	dec.job = j->id;
+	dec.decision = "skipped";
+	dec.now_ms = dp->now_ms;
+	dec.run_rowid = -1;
+	if (due.skip_count > 0) {
+		dec.reason = due.skip_reason;
+		dec.first_at = due.skip_first;
+		dec.last_at = due.skip_last;
+		dec.count = due.skip_count;
+		if (store_decision_add(s->store, &dec) == -1)
+			goto fail;
+	}
+	if (due.skip_count > 0)
+		server_log_range(j, due.skip_reason, due.skip_first,
+		    due.skip_last, due.skip_count, due.skip_capped);
+	for (i = 0; i < due.ncatch && rc == 0; i++)
+		rc = server_overlap(s, dp, j, due.run[i], "schedule",
+		    "catch_up");
+	if (rc == -1)
+		goto fail;
+	if ((d->overlap == POLICY_OVERLAP_SKIP ||
+	    d->overlap == POLICY_OVERLAP_REPLACE) &&
+	    (int64_t)(due.nrun - due.ncatch) + due.more_count > 1) {
+		/*
+		 * Several on-time instances at once (a short stall, within
+		 * misfire_grace): one instance of the job at a time, so the
+		 * newest runs and the older ones coalesce into it.
+		 */
+		dec.reason = "coalesced";
+		dec.first_at = due.run[due.ncatch];
+		dec.last_at = due.ontime_prev;
+		dec.count = (int64_t)(due.nrun - due.ncatch) + due.more_count -
+		    1;
+		if (store_decision_add(s->store, &dec) == -1 ||
+		    server_overlap(s, dp, j, due.last, "schedule",
+		    "schedule") == -1)
+			goto fail;
+		server_log_range(j, "stall", due.run[due.ncatch],
+		    due.ontime_prev, dec.count, due.more_capped);
+		free(buf);
+		return 0;
+	}
+	for (i = due.ncatch; i < due.nrun && rc == 0; i++)
+		rc = server_overlap(s, dp, j, due.run[i], "schedule",
+		    "schedule");
+	if (rc == -1)
+		goto fail;
+	if (due.more_count > 0) {
+		dec.reason = "overlap";
+		dec.first_at = due.more_first;
+		dec.last_at = due.more_last;
+		dec.count = due.more_count;
+		if (store_decision_add(s->store, &dec) == -1)
+			goto fail;
+	}
+	/* Logged now; rolled back with the rest if the commit fails. */
+	if (due.more_count > 0)
+		server_log_range(j, "overlap", due.more_first, due.more_last,
+		    due.more_count, due.more_capped);
+	free(buf);
+	return 0;
+fail:
+	free(buf);
+	return -1;
+}
+
+/*
+ * Log a skipped instance; count overlap skips and say, once per streak,
+ * that the job is stuck.
+ */
+static void
+server_note_skip(struct server *s, const struct dskip *k)
+{
+	struct sjob	*j = k->j;
+	struct log_job	 lj = LOG_JOB_INIT;
+	char		 when[RFC3339_BUFSZ];
+
+	(void)s;
+	lj.job = j->id;
+	lj.scheduled_at = k->at;
+	if (k->throttled) {
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped: the job is throttled", j->id,
+		    server_when(k->at, when, sizeof when));
+		return;
+	}
+	if (j->skips++ == 0)
+		j->skip_since = k->at;
+	if (j->skips == SERVER_BLOCKED_SKIPS)
+		log_job(LOG_ERR, LOG_EV_BLOCKED, &lj, "job %s is blocked: %d "
+		    "instances in a row skipped since %s%s%s", j->id,
+		    SERVER_BLOCKED_SKIPS, server_when(j->skip_since, when,
+		    sizeof when), j->runs != NULL ? " while " : "",
+		    j->runs != NULL ? j->runs->run_id : "");
+	else
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped (overlap = %s)%s%s", j->id, server_when(k->at, when,
+		    sizeof when), policy_overlap_name(j->def->overlap),
+		    j->runs != NULL ? ": still running: " : "",
+		    j->runs != NULL ? j->runs->run_id : "");
+}
+
+/* How many entries of the FIFO could start now but for max_running. */
+static size_t
+server_pend_startable(struct server *s)
+{
+	struct pending	*p;
+	int64_t		 now_ms = clock_wall_ms(), now_mono = clock_mono_ms();
+	size_t		 n = 0;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		if (p->not_before <= now_ms &&
+		    server_can_start(p->j, 0, now_mono))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * After a dispatch pass (or a manual run) committed: log the skips, stop
+ * what is replaced, fork what was claimed, queue what waits.
+ */
+static void
+server_dispatch_apply(struct server *s, struct dispatch *dp)
+{
+	struct pending	*p, *next;
+	size_t		 i;
+
+	for (i = 0; i < dp->nskipped; i++)
+		server_note_skip(s, &dp->skipped[i]);
+	for (i = 0; i < dp->nkill; i++) {
+		struct log_job lj;
+
+		runner_log_job(dp->kill[i], &lj);
+		log_job(LOG_NOTICE, LOG_EV_REPLACED, &lj, "job %s: run %s is "
+		    "replaced by a newer instance: signal %d",
+		    dp->kill[i]->job, dp->kill[i]->run_id,
+		    dp->kill[i]->kill_signal);
+		runner_stop(dp->kill[i], dp->kill[i]->kill_signal,
+		    dp->kill[i]->kill_grace);
+	}
+	for (p = dp->add; p != NULL; p = next) {
+		next = p->next;
+		if (p->j == NULL)		/* replaced within this pass */
+			free(p);
+		else if (p->claim) {
+			server_start(s, p->j, &p->claimed, p->at, p->trigger);
+			free(p);
+		} else {
+			struct log_job	lj = LOG_JOB_INIT;
+			char		when[RFC3339_BUFSZ];
+
+			lj.job = p->j->id;
+			lj.scheduled_at = p->at;
+			log_job(LOG_INFO, LOG_EV_NONE, &lj, "job %s: instance %s "
+			    "waits (%s)", p->j->id, server_when(p->at, when,
+			    sizeof when), strcmp(p->why, "catch_up") == 0 ?
+			    "a catch-up run, one at a time" :
+			    strcmp(p->why, "overlap") == 0 ? "overlap = queue "
+			    "or replace: after the running one" :
+			    "max_running reached");
+			p->next = NULL;
+			*s->pend_tail = p;
+			s->pend_tail = &p->next;
+			s->npend++;
+			p->j->npending++;
+		}
+	}
+	dp->add = NULL;
+	dp->add_tail = &dp->add;
 }
 
 /*
@@ -945,21 +1811,131 @@ server_wait_add(struct server *s, struct sjob *j, int64_t at, int64_t due_ms,
 static void
 server_dispatch(struct server *s)
 {
-	struct plan	*plans = NULL;
-	size_t		 n = 0, i, starting = 0;
-	int64_t		 now_ms = clock_wall_ms(), now = now_ms / 1000;
+	struct dispatch	 dp;
+	struct sjob	**due = NULL;
+	struct pending	 *p, *next;
+	int64_t		 *planned = NULL;
+
+	size_t		  ndue = 0, i, waiting;
 
 	if (s->stopping)
 		return;
-	server_check_clock(s, now_ms);
+	memset(&dp, 0, sizeof dp);
+	dp.add_tail = &dp.add;
+	dp.now_ms = clock_wall_ms();
+	dp.now = dp.now_ms / 1000;
+	dp.now_mono = clock_mono_ms();
+	server_check_clock(s, dp.now_ms);
 	server_flush(s);	/* earlier ends free slots and come first */
-	while (s->nheap > 0 && s->heap[0]->due_ms <= now_ms) {
-		plans = xreallocarray(plans, n + 1, sizeof *plans);
-		memset(&plans[n], 0, sizeof *plans);
-		plans[n].j = s->heap[0];
+	while (s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms) {
+		due = xreallocarray(due, ndue + 1, sizeof *due);
+		due[ndue++] = s->heap[0];
 		server_heap_remove(s, s->heap[0]);
-		server_decide(s, &plans[n], now, now_ms, &starting);
-		n++;
+	}
+	if (ndue == 0)
+		goto out;
+	planned = xreallocarray(NULL, ndue, sizeof *planned);
+	waiting = server_pend_startable(s);
+	dp.room = (size_t)s->conf->max_running > s->nrunning + waiting ?
+	    (size_t)s->conf->max_running - s->nrunning - waiting : 0;
+
+	if (store_begin(s->store) == -1)
+		goto busy;
+	for (i = 0; i < ndue; i++) {
+		struct store_job st = due[i]->st;
+
+		if (server_dispatch_job(s, &dp, due[i], &planned[i]) == -1)
+			goto rollback;
+		st.planned = planned[i];
+		if (schedule_kind(due[i]->def->schedule) == SCHEDULE_REBOOT)
+			(void)snprintf(st.boot_id, sizeof st.boot_id, "%s",
+			    s->boot_id);
+		if (store_job_put(s->store, due[i]->id, &st, dp.now_ms) == -1)
+			goto rollback;
+	}
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+
+	/* Committed: apply, then fork. */
+	for (i = 0; i < ndue; i++) {
+		due[i]->st.planned = planned[i];
+		if (schedule_kind(due[i]->def->schedule) == SCHEDULE_REBOOT)
+			(void)snprintf(due[i]->st.boot_id,
+			    sizeof due[i]->st.boot_id, "%s", s->boot_id);
+	}
+	server_dispatch_apply(s, &dp);
+	for (i = 0; i < ndue; i++) {
+		if (due[i]->def == NULL)
+			continue;
+		if (schedule_kind(due[i]->def->schedule) != SCHEDULE_AFTER)
+			server_plan(s, due[i], dp.now);
+		else if (due[i]->nruns == 0 && due[i]->npending == 0) {
+			/* The instance exists already: wait a full delay. */
+			due[i]->last_end = dp.now;
+			server_plan(s, due[i], dp.now);
+		}
+	}
+	server_pump(s);
+	goto out;
+
+rollback:
+	store_rollback(s->store);
+busy:
+	/* Nothing was written: put the jobs back as they were. */
+	server_store_trouble(s, "dispatch");
+	for (i = 0; i < ndue; i++)
+		server_heap_update(s, due[i]);
+	for (p = dp.add; p != NULL; p = next) {
+		next = p->next;
+		free(p);
+	}
+	for (i = 0; i < dp.nkill; i++)
+		dp.kill[i]->replaced = 0;
+out:
+	free(due);
+	free(planned);
+	free(dp.kill);
+	free(dp.skipped);
+	server_rearm(s);
+}
+
+/*
+ * Start what waits in the pending FIFO while slots are free, in order:
+ * an entry whose job cannot start yet (overlap, throttle, a retry not yet
+ * due) holds back the later entries of that job, not of others.
+ */
+static void
+server_pump(struct server *s)
+{
+	struct pending		**pp, *p, **batch = NULL;
+	struct sjob		**blocked = NULL;
+	struct store_claim	  c;
+	int64_t			  now_ms = clock_wall_ms();
+	int64_t			  now_mono = clock_mono_ms();
+	size_t			  n = 0, nblocked = 0, room, i, k;
+	int			  rc, more;
+
+	if (s->stopping || s->pend == NULL)
+		goto out;
+	room = (size_t)s->conf->max_running > s->nrunning ?
+	    (size_t)s->conf->max_running - s->nrunning : 0;
+	for (p = s->pend; p != NULL && n < room; p = p->next) {
+		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
+			;
+		if (k < nblocked)
+			continue;
+		for (more = 0, i = 0; i < n; i++)
+			more += batch[i]->j == p->j;
+		if (p->not_before > now_ms || (!p->force &&
+		    !server_can_start(p->j, more, now_mono))) {
+			blocked = xreallocarray(blocked, nblocked + 1,
+			    sizeof *blocked);
+			blocked[nblocked++] = p->j;
+			continue;
+		}
+		batch = xreallocarray(batch, n + 1, sizeof *batch);
+		batch[n++] = p;
 	}
 	if (n == 0)
 		goto out;
@@ -967,149 +1943,47 @@ server_dispatch(struct server *s)
 	if (store_begin(s->store) == -1)
 		goto busy;
 	for (i = 0; i < n; i++) {
-		if (server_plan_write(s, &plans[i], now_ms) == -1) {
-			store_rollback(s->store);
-			goto busy;
-		}
-	}
-	if (store_commit(s->store) == -1)
-		goto busy;
-	server_store_ok(s);
-
-	/* Committed: apply, then fork. */
-	for (i = 0; i < n; i++) {
-		struct plan *p = &plans[i];
-
-		p->j->st.planned = p->planned;
-		if (strcmp(p->origin, "reboot") == 0)
-			(void)snprintf(p->j->st.boot_id,
-			    sizeof p->j->st.boot_id, "%s", s->boot_id);
-		server_plan_log(p);
-		if (p->action == PLAN_QUEUE)
-			server_wait_add(s, p->j, p->run_at, p->due_ms,
-			    p->origin);
-		if (p->action == PLAN_RUN)
-			server_start(s, p->j, &p->claimed, p->run_at,
-			    p->due_ms, "schedule");
-		if (p->j->def == NULL)
-			continue;
-		if (schedule_kind(p->j->def->schedule) != SCHEDULE_AFTER)
-			server_plan(s, p->j, now);
-		else if (p->action == PLAN_NONE) {
-			/* The instance exists already: wait a full delay. */
-			p->j->last_end = now;
-			server_plan(s, p->j, now);
-		}
-	}
-	goto out;
-
-busy:
-	/* Nothing was written: put the jobs back as they were. */
-	server_store_trouble(s, "dispatch");
-	for (i = 0; i < n; i++)
-		server_heap_update(s, plans[i].j);
-	ev_timer_set(&s->retry_w, SERVER_RETRY, 0);
-	ev_timer_start(s->loop, &s->retry_w);
-out:
-	free(plans);
-	server_rearm(s);
-}
-
-/*
- * Claim and start queued instances while slots are free.  An instance
- * whose job is running by then is skipped (overlap), as it would have
- * been had it not waited.
- */
-static void
-server_start_waiting(struct server *s)
-{
-	struct waiting		*w, *batch = NULL, **bt = &batch;
-	struct store_claim	 c;
-	struct store_claimed	*cl = NULL;
-	struct log_job		 lj = LOG_JOB_INIT;
-	size_t			 n = 0, i;
-	int64_t			 now_ms = clock_wall_ms(), rowid;
-	char			 when[RFC3339_BUFSZ];
-	int			 rc;
-
-	while (s->wait != NULL && s->nrunning + n <
-	    (size_t)s->conf->max_running) {
-		w = s->wait;
-		s->wait = w->next;
-		s->nwaiting--;
-		w->next = NULL;
-		*bt = w;
-		bt = &w->next;
-		n++;
-	}
-	if (s->wait == NULL)
-		s->wait_tail = &s->wait;
-	if (n == 0)
-		return;
-	cl = xcalloc(n, sizeof *cl);
-	if (store_begin(s->store) == -1)
-		goto busy;
-	for (w = batch, i = 0; w != NULL; w = w->next, i++) {
-		c.job = w->j->id;
-		c.scheduled_at = w->at;
-		c.origin = w->origin;
-		c.trigger = "schedule";
+		p = batch[i];
+		memset(&c, 0, sizeof c);
+		c.job = p->j->id;
+		c.scheduled_at = p->at;
+		c.origin = p->origin;
+		c.trigger = p->trigger;
 		c.owner = s->owner;
 		c.now_ms = now_ms;
 		c.lease_until = now_ms / 1000 + s->conf->lease;
-		cl[i].rowid = -1;
-		if (w->j->nruns > 0 || w->skip) {
-			w->skip = 1;
-			if ((rowid = store_run_unqueue(s->store, &c, "skipped",
-			    "overlap")) == -1)
-				goto rollback;
-			continue;
+		rc = p->rowid == -1 ? store_run_claim(s->store, &c,
+		    &p->claimed) : store_run_claim_id(s->store, p->rowid, &c,
+		    &p->claimed);
+		if (rc == -1) {
+			store_rollback(s->store);
+			goto busy;
 		}
-		if ((rc = store_run_claim(s->store, &c, &cl[i])) == -1)
-			goto rollback;
-		if (rc == 0)
-			cl[i].rowid = -1;
-		else	/* later ones of this job in the batch overlap it */
-			for (struct waiting *o = w->next; o; o = o->next)
-				o->skip |= o->j == w->j;
+		p->claim = rc;
 	}
 	if (store_commit(s->store) == -1)
 		goto busy;
 	server_store_ok(s);
-	for (w = batch, i = 0; w != NULL; w = batch, i++) {
-		batch = w->next;
-		if (cl[i].rowid != -1)
-			server_start(s, w->j, &cl[i], w->at, w->due_ms,
-			    "schedule");
-		else if (w->skip) {
-			lj.job = w->j->id;
-			lj.scheduled_at = w->at;
-			log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: "
-			    "queued instance %s skipped: the job is running",
-			    w->j->id, server_when(w->at, when, sizeof when));
-		}
-		free(w);
+	for (i = 0; i < n; i++) {
+		for (pp = &s->pend; *pp != batch[i]; pp = &(*pp)->next)
+			;
+		p = *pp;
+		*pp = p->next;
+		if (s->pend_tail == &p->next)
+			s->pend_tail = pp;
+		s->npend--;
+		p->j->npending--;
+		if (p->claim)
+			server_start(s, p->j, &p->claimed, p->at, p->trigger);
+		free(p);
 	}
-	free(cl);
-	return;
-
-rollback:
-	store_rollback(s->store);
+	goto out;
 busy:
-	/* Put the batch back at the head of the queue, in order. */
 	server_store_trouble(s, "claim");
-	for (w = batch; w != NULL; w = w->next)
-		w->skip = 0;
-	*bt = s->wait;
-	if (s->wait == NULL)
-		s->wait_tail = bt;
-	s->wait = batch;
-	s->nwaiting += n;
-	free(cl);
-	if (!ev_is_active(&s->retry_w)) {
-		ev_timer_set(&s->retry_w, SERVER_RETRY, 0);
-		ev_timer_start(s->loop, &s->retry_w);
-	}
+out:
+	free(batch);
+	free(blocked);
+	server_pend_arm(s);
 }
 
 /* --- configuration ------------------------------------------------------------ */
@@ -1208,9 +2082,11 @@ server_forget(struct server *s)
 static void
 server_jobs_sync(struct server *s)
 {
-	struct sjob	**jobs, *j;
-	size_t		  i, k = 0;
-	int64_t		  now = clock_wall_ms() / 1000;
+	struct sjob		**jobs, *j;
+	struct pending		**pp;
+	struct store_claim	  c;
+	size_t			  i;
+	int64_t			  now = clock_wall_ms() / 1000;
 
 	jobs = xreallocarray(NULL, s->conf->njobs + 1, sizeof *jobs);
 	for (i = 0; i < s->conf->njobs; i++) {
@@ -1219,31 +2095,51 @@ server_jobs_sync(struct server *s)
 			j->id = xstrdup(s->conf->jobs[i]->id);
 			j->hidx = SERVER_NONE;
 			j->next_at = -1;
+			j->srv = s;
+			j->last_success = -1;
+			ev_init(&j->overdue_w, NULL);
 		}
 		j->def = s->conf->jobs[i];
 		jobs[i] = j;
 	}
-	/* Jobs that are gone. */
+
+	if (store_begin(s->store) == -1)
+		log_warn("store: %s: job state is saved later",
+		    store_error(s->store));
+	/* Jobs that are gone: what waits is dropped, what runs finishes. */
 	for (i = 0; i < s->njobs; i++) {
 		j = s->jobs[i];
 		if (conf_job(s->conf, j->id) != NULL)
 			continue;
 		server_heap_remove(s, j);
+		ev_timer_stop(s->loop, &j->overdue_w);
 		j->def = NULL;
+		for (pp = &s->pend; *pp != NULL;) {
+			if ((*pp)->j != j) {
+				pp = &(*pp)->next;
+				continue;
+			}
+			memset(&c, 0, sizeof c);
+			c.job = j->id;
+			c.scheduled_at = (*pp)->at;
+			c.origin = (*pp)->origin;
+			c.now_ms = clock_wall_ms();
+			(void)store_run_unqueue(s->store, &c, "abandoned",
+			    "removed");
+			server_pend_drop(s, pp);
+		}
 		log_notice("job %s: removed from the configuration%s", j->id,
 		    j->nruns > 0 ? "; its running process is left to finish" :
 		    "");
-		if (j->nruns == 0)
-			server_job_free(j);
-		k++;
+		s->gone = xreallocarray(s->gone, s->ngone + 1,
+		    sizeof *s->gone);
+		s->gone[s->ngone++] = j;
+		server_gone_check(s, j);
 	}
 	free(s->jobs);
 	s->jobs = jobs;
 	s->njobs = s->conf->njobs;
 
-	if (store_begin(s->store) == -1)
-		log_warn("store: %s: job state is saved later",
-		    store_error(s->store));
 	for (i = 0; i < s->njobs; i++) {
 		server_job_sync(s, s->jobs[i], now);
 		server_plan(s, s->jobs[i], now);
@@ -1255,7 +2151,7 @@ server_jobs_sync(struct server *s)
 
 /* Reload the configuration (SIGHUP). */
 static void
-server_reload(struct server *s)
+server_reload(struct server *s, struct control_reply *reply)
 {
 	struct conf_causes	 causes = { NULL, 0 };
 	struct conf		*c, *old = s->conf;
@@ -1265,9 +2161,14 @@ server_reload(struct server *s)
 	log_notice("reloading %s", s->config_path);
 	c = conf_load(s->config_path, &causes);
 	server_log_causes(&causes);
+	for (i = 0; reply != NULL && i < causes.n; i++)
+		control_line(reply, "%s", causes.v[i]);
 	if (c == NULL) {
 		log_err("reload failed: %s is invalid; the running "
 		    "configuration stays", s->config_path);
+		if (reply != NULL)
+			control_err(reply, "%s is invalid: nothing changed",
+			    s->config_path);
 		goto out;
 	}
 	/* A job whose new definition is invalid keeps its old one. */
@@ -1295,11 +2196,208 @@ server_reload(struct server *s)
 		    causes.n ? "partially failed" : "done", s->njobs,
 		    causes.n);
 	}
+	if (reply != NULL && causes.n > 0)
+		control_err(reply, "reload partially failed: %zu problems; "
+		    "the jobs concerned keep their previous definitions",
+		    causes.n);
+	else if (reply != NULL)
+		control_ok(reply, "reloaded: %zu jobs", s->njobs);
 	server_rearm(s);
 out:
 	conf_causes_free(&causes);
 	(void)sd_notify(0, "READY=1");
 	server_status(s);
+}
+
+/* --- the control socket (tickctl) ---------------------------------------- */
+
+/*
+ * tickctl run JOB [force]: a manual instance now, its instant the moment
+ * of the request (the next free second of the job's manual instances).
+ * It obeys the job's overlap policy unless forced, and the global
+ * max_running always.
+ */
+static void
+server_ctl_run(struct server *s, const char *id, int force,
+    struct control_reply *r)
+{
+	struct sjob	*j = server_job(s, id);
+	struct dispatch	 dp;
+	char		 run_id[STORE_RUN_ID_MAX];
+	int64_t		 at;
+	int		 exists, tries;
+
+	if (j == NULL || j->def == NULL) {
+		control_err(r, "no job \"%s\"", id);
+		return;
+	}
+	if (s->stopping) {
+		control_err(r, "tickd is stopping");
+		return;
+	}
+	memset(&dp, 0, sizeof dp);
+	dp.add_tail = &dp.add;
+	dp.now_ms = clock_wall_ms();
+	dp.now = dp.now_ms / 1000;
+	dp.now_mono = clock_mono_ms();
+	dp.force = force;
+	dp.room = (size_t)s->conf->max_running > s->nrunning +
+	    server_pend_startable(s) ? (size_t)s->conf->max_running -
+	    s->nrunning - server_pend_startable(s) : 0;
+	if (store_begin(s->store) == -1)
+		goto busy;
+	for (at = dp.now, tries = 0; tries < 3600; at++, tries++) {
+		if ((exists = store_run_exists(s->store, j->id, "manual",
+		    at)) == -1)
+			goto rollback;
+		if (!exists)
+			break;
+	}
+	if (server_overlap(s, &dp, j, at, "manual", "manual") == -1)
+		goto rollback;
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+	store_run_id(j->id, at, "manual", run_id, sizeof run_id);
+	if (dp.nskipped > 0)
+		control_err(r, "%s skipped (overlap = %s): %s; use --force",
+		    run_id, policy_overlap_name(j->def->overlap), dp.why);
+	else
+		control_ok(r, "%s", run_id);
+	server_dispatch_apply(s, &dp);
+	free(dp.kill);
+	free(dp.skipped);
+	server_pump(s);
+	return;
+rollback:
+	store_rollback(s->store);
+busy:
+	server_store_trouble(s, "manual run");
+	control_err(r, "the store is not available (%s): try again",
+	    store_error(s->store));
+	free(dp.kill);
+	free(dp.skipped);
+	while (dp.add != NULL) {
+		struct pending *p = dp.add;
+
+		dp.add = p->next;
+		free(p);
+	}
+}
+
+/*
+ * tickctl replay RUN_ID: a failed or dead instance runs again under its
+ * own identity (its next attempt, trigger replay) once its job may start.
+ */
+static void
+server_ctl_replay(struct server *s, const char *run_id,
+    struct control_reply *r)
+{
+	struct store_requeued	 q;
+	struct sjob		*j;
+	char			 why[256];
+	int			 rc;
+
+	if (s->stopping) {
+		control_err(r, "tickd is stopping");
+		return;
+	}
+	if (store_begin(s->store) == -1)
+		goto busy;
+	if ((rc = store_run_requeue(s->store, run_id, &q, why,
+	    sizeof why)) == -1) {
+		store_rollback(s->store);
+		goto busy;
+	}
+	if (rc == 0) {
+		store_rollback(s->store);
+		control_err(r, "%s: %s", run_id, why);
+		return;
+	}
+	if ((j = server_job(s, q.job)) == NULL || j->def == NULL) {
+		store_rollback(s->store);
+		control_err(r, "%s: its job \"%s\" is not configured", run_id,
+		    q.job);
+		return;
+	}
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+	server_pend_add(s, j, q.scheduled_at, q.origin, "replay", q.rowid, 0);
+	control_ok(r, "%s", run_id);
+	server_pump(s);
+	return;
+busy:
+	server_store_trouble(s, "replay");
+	control_err(r, "the store is not available (%s): try again",
+	    store_error(s->store));
+}
+
+/*
+ * tickctl pause JOB / resume JOB [catch_up]: persisted across restarts.
+ * Resuming plans from now, unless catch_up, which leaves the instances
+ * missed while paused to the job's misfire policy.
+ */
+static void
+server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
+    struct control_reply *r)
+{
+	struct sjob	*j = server_job(s, id);
+	struct store_job st;
+	char		 when[RFC3339_BUFSZ];
+
+	if (j == NULL || j->def == NULL) {
+		control_err(r, "no job \"%s\"", id);
+		return;
+	}
+	st = j->st;
+	st.paused = pause;
+	if (!pause && !catch_up)
+		st.planned = clock_wall_ms() / 1000;
+	if (store_job_put(s->store, j->id, &st, clock_wall_ms()) == -1) {
+		server_store_trouble(s, "pause");
+		control_err(r, "the store is not available (%s): try again",
+		    store_error(s->store));
+		return;
+	}
+	j->st = st;
+	server_plan(s, j, clock_wall_ms() / 1000);
+	server_overdue_arm(s, j);
+	server_rearm(s);
+	if (pause)
+		control_ok(r, "%s paused%s", j->id, j->nruns > 0 ?
+		    ": its running instance goes on" : "");
+	else if (j->next_at >= 0)
+		control_ok(r, "%s resumed: next at %s", j->id,
+		    server_when(j->next_at, when, sizeof when));
+	else
+		control_ok(r, "%s resumed", j->id);
+	log_notice("job %s: %s by tickctl", j->id, pause ? "paused" :
+	    catch_up ? "resumed, with what it missed" : "resumed");
+}
+
+/* One request from tickctl. */
+static void
+server_control_cb(int argc, char **argv, struct control_reply *r, void *arg)
+{
+	struct server *s = arg;
+
+	if (strcmp(argv[0], "ping") == 0 && argc == 1)
+		control_ok(r, "%ld", (long)getpid());
+	else if (strcmp(argv[0], "reload") == 0 && argc == 1)
+		server_reload(s, r);
+	else if (strcmp(argv[0], "run") == 0 && (argc == 2 || (argc == 3 &&
+	    strcmp(argv[2], "force") == 0)))
+		server_ctl_run(s, argv[1], argc == 3, r);
+	else if (strcmp(argv[0], "replay") == 0 && argc == 2)
+		server_ctl_replay(s, argv[1], r);
+	else if (strcmp(argv[0], "pause") == 0 && argc == 2)
+		server_ctl_pause(s, argv[1], 1, 0, r);
+	else if (strcmp(argv[0], "resume") == 0 && (argc == 2 || (argc == 3 &&
+	    strcmp(argv[2], "catch_up") == 0)))
+		server_ctl_pause(s, argv[1], 0, argc == 3, r);
+	else
+		control_err(r, "unknown or malformed request \"%s\"", argv[0]);
 }
 
 /* --- watchers ----------------------------------------------------------------- */
@@ -1312,6 +2410,7 @@ server_wake_cb(struct ev_loop *loop, ev_periodic *w, int revents)
 	server_dispatch(w->data);
 }
 
+/* The store refused something: try what waits again. */
 static void
 server_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -1320,8 +2419,17 @@ server_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	server_flush(s);
-	server_start_waiting(s);
+	server_pump(s);
 	server_dispatch(s);
+}
+
+/* A retry is due, or a throttle ended. */
+static void
+server_pend_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	server_pump(w->data);
 }
 
 /* The clock was set: the timerfd reports ECANCELED. */
@@ -1344,6 +2452,7 @@ server_clockfd_cb(struct ev_loop *loop, ev_io *w, int revents)
 		log_warn("clock timerfd: %s", strerror(errno));
 	ev_now_update(s->loop);
 	server_dispatch(s);
+	server_pump(s);
 }
 
 /* Renew the leases of running instances in one statement. */
@@ -1368,7 +2477,7 @@ server_watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)sd_notify(0, "WATCHDOG=1");
 }
 
-/* After the grace period, kill what is left of the jobs. */
+/* The last resort at shutdown: kill whatever still runs. */
 static void
 server_kill_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -1379,20 +2488,43 @@ server_kill_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	for (i = 0; i < s->njobs; i++) {
-		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job) {
-			log_warn("job %s: run %s did not stop: SIGKILL",
-			    r->job, r->run_id);
-			runner_signal(r, SIGKILL);
+		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job)
+			(void)runner_kill_tree(r, SIGKILL);
+	}
+	for (i = 0; i < s->ngone; i++) {
+		for (r = s->gone[i]->runs; r != NULL; r = r->next_in_job)
+			(void)runner_kill_tree(r, SIGKILL);
+	}
+	for (r = s->hooks; r != NULL; r = r->next_in_job)
+		(void)runner_kill_tree(r, SIGKILL);
+}
+
+/* Stop every run of a job list with its kill_signal and kill_grace. */
+static void
+server_stop_runs(struct sjob **jobs, size_t n)
+{
+	struct run	*r;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		for (r = jobs[i]->runs; r != NULL; r = r->next_in_job) {
+			r->stopped = 1;
+			runner_stop(r, r->kill_signal, r->kill_grace);
 		}
 	}
 }
 
-/* Stop: no new runs; TERM the running ones; exit when they are gone. */
+/*
+ * Stop: no new runs; each running job gets its kill_signal, then SIGKILL
+ * after its kill_grace; exit when they are gone.  What waits stays queued
+ * in the store for the next start.
+ */
 static void
 server_stop(struct server *s, int sig)
 {
 	struct log_job	 lj = LOG_JOB_INIT;
 	struct run	*r;
+	double		 grace = SERVER_KILL_GRACE;
 	size_t		 i;
 
 	if (s->stopping)
@@ -1402,15 +2534,21 @@ server_stop(struct server *s, int sig)
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STOPPING, &lj, "stopping on %s: "
 	    "%zu job processes to end", strsignal(sig), s->nrunning);
 	ev_periodic_stop(s->loop, &s->wake_w);
-	for (i = 0; i < s->njobs; i++) {
-		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job)
-			runner_signal(r, SIGTERM);
-	}
-	if (s->nrunning == 0) {
+	ev_timer_stop(s->loop, &s->pend_w);
+	server_stop_runs(s->jobs, s->njobs);
+	server_stop_runs(s->gone, s->ngone);
+	for (r = s->hooks; r != NULL; r = r->next_in_job)
+		runner_stop(r, r->kill_signal, r->kill_grace);
+	if (runner_count() == 0) {
 		ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
-	ev_timer_set(&s->kill_w, SERVER_KILL_GRACE, 0);
+	/* Past the longest kill_grace, anything left is killed. */
+	for (i = 0; i < s->njobs; i++) {
+		if ((double)s->jobs[i]->def->kill_grace > grace)
+			grace = (double)s->jobs[i]->def->kill_grace;
+	}
+	ev_timer_set(&s->kill_w, grace + 1, 0);
 	ev_timer_start(s->loop, &s->kill_w);
 }
 
@@ -1421,7 +2559,7 @@ server_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	(void)revents;
 	switch (w->signum) {
 	case SIGHUP:
-		server_reload(w->data);
+		server_reload(w->data, NULL);
 		break;
 	case SIGTERM:
 	case SIGINT:
@@ -1496,18 +2634,137 @@ server_state_dir(const char *state)
 	free(dir);
 }
 
-/* Re-queue instances a previous daemon left waiting for a slot. */
+/*
+ * Settle an instance a previous daemon left running: adopt its process if
+ * it still lives (same pid and start time), else record the attempt as
+ * interrupted and let the job's recover policy decide.
+ */
 static void
-server_requeue(const char *job, int64_t at, const char *origin,
-    const char *trigger, void *arg)
+server_recover_one(const struct store_found *f, void *arg)
+{
+	struct server		*s = arg;
+	struct sjob		*j = server_job(s, f->job);
+	struct run		*r;
+	struct wq_item		*w;
+	struct log_job		 lj = LOG_JOB_INIT;
+	char			*cause = NULL;
+	int64_t			 now_ms = clock_wall_ms(), left, start, fstart;
+	pid_t			 pid, found;
+	int			 rerun;
+
+	lj.job = f->job;
+	lj.run_id = f->run_id;
+	lj.attempt = f->attempt;
+	pid = (pid_t)f->pid;
+	start = f->pid_start;
+	if (j != NULL && (pid <= 0 || start == -1 ||
+	    runner_pid_start(pid) != start)) {
+		/* Crashed before the pid was recorded: find it by marker. */
+		if ((found = runner_find_marker(f->run_id, &fstart)) > 0) {
+			pid = found;
+			start = fstart;
+		}
+	}
+	if (j != NULL && pid > 0 && start != -1) {
+		r = runner_new(f->job, f->run_id, f->trigger, f->rowid,
+		    f->attempt, f->scheduled_at, f->scheduled_at * 1000);
+		if (runner_adopt(r, pid, start, &cause) == 0) {
+			r->owner = j;
+			r->started_ms = f->started_ms != -1 ? f->started_ms :
+			    now_ms;
+			r->started_mono = clock_mono_ms() - (now_ms -
+			    r->started_ms);
+			r->kill_signal = j->def->kill_signal;
+			r->kill_grace = (double)j->def->kill_grace;
+			r->next_in_job = j->runs;
+			j->runs = r;
+			j->nruns++;
+			s->nrunning++;
+			if (j->def->timeout > 0) {
+				left = r->started_ms + j->def->timeout * 1000 -
+				    now_ms;
+				server_timeout_arm(s, r, (double)left / 1000.0,
+				    (double)j->def->timeout);
+			}
+			lj.pid = pid;
+			log_job(LOG_NOTICE, LOG_EV_ADOPTED, &lj, "job %s: run %s "
+			    "attempt %d outlived the previous daemon: adopted, "
+			    "pid %ld", f->job, f->run_id, f->attempt, (long)pid);
+			return;
+		}
+		free(cause);
+		runner_free(r);
+	}
+	rerun = j != NULL && j->def != NULL &&
+	    j->def->recover == POLICY_RECOVER_RERUN;
+	if (f->attempt > 0) {
+		w = server_wq_add(s, WQ_END);
+		w->end.rowid = f->rowid;
+		w->end.attempt = f->attempt;
+		w->end.status = rerun ? "interrupted" : "abandoned";
+		w->end.reason = j == NULL ? "removed" : "restart";
+		w->end.outcome = "interrupted";
+		w->end.started_ms = -1;
+		w->end.finished_ms = now_ms;
+		w->end.lateness_ms = -1;
+		w->end.exit_status = w->end.signal = -1;
+		w->end.retry_at = -1;
+		w->text = xstrdup("the daemon stopped while it ran, and its "
+		    "process is gone");
+		w->end.error = w->text;
+	}
+	log_job(LOG_WARNING, LOG_EV_RECOVERED, &lj, "job %s: run %s attempt "
+	    "%d was interrupted by a daemon stop: %s", f->job, f->run_id,
+	    f->attempt, rerun ? "rerun (recover = rerun)" : j == NULL ?
+	    "abandoned (the job is gone)" : "abandoned (recover = abandon)");
+	if (rerun)
+		server_pend_add(s, j, f->scheduled_at, f->origin, "recover",
+		    f->rowid, 0);
+}
+
+/*
+ * Re-queue what a previous daemon left waiting: queued, retrying, or
+ * interrupted (to be rerun) instances.
+ */
+static void
+server_requeue_one(const struct store_found *f, void *arg)
 {
 	struct server	*s = arg;
-	struct sjob	*j = server_job(s, job);
+	struct sjob	*j = server_job(s, f->job);
 
-	(void)trigger;
 	if (j == NULL)
 		return;		/* the job is gone; the row says queued */
-	server_wait_add(s, j, at, at * 1000, origin);
+	server_pend_add(s, j, f->scheduled_at, f->origin,
+	    strcmp(f->status, "retrying") == 0 ? "retry" :
+	    strcmp(f->status, "interrupted") == 0 ? "recover" :
+	    strcmp(f->trigger, "catch_up") == 0 ? "catch_up" : "schedule",
+	    f->rowid, f->retry_at > 0 ? f->retry_at : 0);
+}
+
+/* Tell tickctl who runs: the meta table of the store. */
+static void
+server_meta(struct server *s)
+{
+	char buf[32];
+
+	if (store_begin(s->store) == -1)
+		goto fail;
+	(void)snprintf(buf, sizeof buf, "%ld", (long)getpid());
+	if (store_meta_set(s->store, "pid", buf) == -1)
+		goto rollback;
+	(void)snprintf(buf, sizeof buf, "%lld", (long long)clock_wall_ms());
+	if (store_meta_set(s->store, "since", buf) == -1 ||
+	    store_meta_set(s->store, "config", s->config_path) == -1 ||
+	    store_meta_set(s->store, "version", TICKD_VERSION) == -1)
+		goto rollback;
+	if (store_commit(s->store) == -1)
+		goto fail;
+	return;
+rollback:
+	store_rollback(s->store);
+fail:
+	log_warn("store: recording the daemon's pid: %s",
+	    store_error(s->store));
 }
 
 /* Identity of this machine, boot and process. */
@@ -1540,6 +2797,7 @@ server_watchers(struct server *s)
 
 	ev_periodic_init(&s->wake_w, server_wake_cb, 0, 0, NULL);
 	ev_timer_init(&s->retry_w, server_retry_cb, SERVER_RETRY, 0);
+	ev_timer_init(&s->pend_w, server_pend_cb, 1, 0);
 	ev_timer_init(&s->kill_w, server_kill_cb, SERVER_KILL_GRACE, 0);
 	ev_timer_init(&s->lease_w, server_lease_cb, 0,
 	    (double)s->conf->lease / 3);
@@ -1551,7 +2809,7 @@ server_watchers(struct server *s)
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
 	s->hup_w.data = s->child_w.data = s->flush_w.data = s;
-	s->watchdog_w.data = s->clock_w.data = s;
+	s->watchdog_w.data = s->clock_w.data = s->pend_w.data = s;
 	ev_signal_start(s->loop, &s->term_w);
 	ev_signal_start(s->loop, &s->int_w);
 	ev_signal_start(s->loop, &s->hup_w);
@@ -1582,6 +2840,19 @@ server_watchers(struct server *s)
 	}
 }
 
+/* Free a job list and what hangs off it. */
+static void
+server_jobs_free(struct sjob **jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(jobs[i]->id);
+		free(jobs[i]);
+	}
+	free(jobs);
+}
+
 /*
  * Run the daemon on the configuration at path until SIGTERM or SIGINT.
  * Returns the exit status.
@@ -1592,15 +2863,15 @@ server_main(const char *path, int verbose)
 	struct server		 srv, *s = &srv;
 	struct conf_causes	 causes = { NULL, 0 };
 	struct log_job		 lj = LOG_JOB_INIT;
+	struct pending		*p;
 	char			*cause = NULL;
-	int			 n;
 	size_t			 i;
 
 	memset(s, 0, sizeof *s);
 	s->config_path = path;
 	s->lock_fd = s->clock_fd = -1;
 	s->wq_tail = &s->wq;
-	s->wait_tail = &s->wait;
+	s->pend_tail = &s->pend;
 	s->starting = 1;
 
 	s->conf = conf_load(path, &causes);
@@ -1621,13 +2892,6 @@ server_main(const char *path, int verbose)
 		free(cause);
 		return 1;
 	}
-	if ((n = store_runs_interrupt(s->store, clock_wall_ms(),
-	    "restart")) == -1)
-		fatalx("store: %s", store_error(s->store));
-	if (n > 0)
-		log_warn("%d instances were running when the previous daemon "
-		    "stopped: recorded as interrupted", n);
-
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		log_warn("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	s->loop = ev_default_loop(EVFLAG_AUTO);
@@ -1636,24 +2900,44 @@ server_main(const char *path, int verbose)
 	runner_init(s->loop, server_run_started, server_run_done, s);
 	server_watchers(s);
 
+	/* Jobs, then what a previous daemon left: settled before READY. */
 	server_jobs_sync(s);
-	if (store_runs_queued(s->store, server_requeue, s) == -1)
+	if (store_runs_found(s->store, "running", server_recover_one,
+	    s) == -1 || store_runs_found(s->store, "interrupted",
+	    server_requeue_one, s) == -1 || store_runs_found(s->store,
+	    "queued", server_requeue_one, s) == -1 ||
+	    store_runs_found(s->store, "retrying", server_requeue_one,
+	    s) == -1)
 		fatalx("store: %s", store_error(s->store));
+	server_flush(s);
+	if (s->wq != NULL)
+		fatalx("store: %s: cannot record the recovery",
+		    store_error(s->store));
 	server_log_ignored(s);
 	s->starting = 0;
 	server_check_clock(s, clock_wall_ms());
+	server_meta(s);
+	server_state_dir(s->conf->control);
+	if ((s->control = control_open(s->loop, s->conf->control, geteuid(),
+	    server_control_cb, s, &cause)) == NULL) {
+		log_warn("%s: tickctl run, replay, pause, resume and reload "
+		    "will not work", cause);
+		free(cause);
+		cause = NULL;
+	}
 
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STARTED, &lj, "ready: %zu jobs "
 	    "(%zu in error), state %s, pid %ld", s->njobs, s->conf->nbad_ids +
 	    s->conf->nbad_files, s->conf->state, (long)getpid());
 	(void)sd_notify(0, "READY=1");
 	server_status(s);
-	server_start_waiting(s);
+	server_pump(s);
 	server_dispatch(s);
 
 	ev_run(s->loop, 0);
 
-	/* Stopped: write what is pending, give up what is queued. */
+	/* Stopped: write what is pending; what waits stays queued. */
+	control_close(s->control);
 	s->flush_after = 0;
 	server_flush(s);
 	if (s->wq != NULL)
@@ -1661,14 +2945,13 @@ server_main(const char *path, int verbose)
 		    store_error(s->store));
 	store_close(s->store);
 	for (i = 0; i < s->njobs; i++)
-		server_job_free(s->jobs[i]);
-	free(s->jobs);
+		ev_timer_stop(s->loop, &s->jobs[i]->overdue_w);
+	server_jobs_free(s->jobs, s->njobs);
+	server_jobs_free(s->gone, s->ngone);
 	free(s->heap);
-	while (s->wait != NULL) {
-		struct waiting *w = s->wait;
-
-		s->wait = w->next;
-		free(w);
+	while ((p = s->pend) != NULL) {
+		s->pend = p->next;
+		free(p);
 	}
 	for (i = 0; i < s->nreported; i++)
 		free(s->reported[i]);

@@ -56,9 +56,16 @@ enum {
 	ST_RUN_UNQUEUE,
 	ST_JOB_IDS,
 	ST_JOB_LAST_END,
-	ST_ATTEMPTS_INTERRUPT,
-	ST_RUNS_INTERRUPT,
-	ST_RUNS_QUEUED,
+	ST_RUN_CLAIM_ID,
+	ST_RUN_SKIP,
+	ST_RUNS_FOUND,
+	ST_JOB_LAST_SUCCESS,
+	ST_RUN_REQUEUE,
+	ST_RUN_STATUS,
+	ST_PRUNE_JOB,
+	ST_PRUNE_AGE,
+	ST_PRUNE_DECISIONS,
+	ST_RUN_EXISTS,
 	ST_COUNT
 };
 
@@ -66,17 +73,18 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_JOB_GET] = "SELECT sched_hash, planned, paused, boot_id FROM jobs "
-	    "WHERE job = ?1",
+	[ST_JOB_GET] = "SELECT sched_hash, planned, paused, boot_id, "
+	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1",
 	[ST_JOB_PUT] = "INSERT INTO jobs (job, sched_hash, planned, paused, "
-	    "boot_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-	    "ON CONFLICT (job) DO UPDATE SET sched_hash = ?2, planned = ?3, "
-	    "paused = ?4, boot_id = ?5, updated_at = ?6",
+	    "boot_id, updated_at, overdue_alerted, watch_since) VALUES (?1, ?2, "
+	    "?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (job) DO UPDATE SET "
+	    "sched_hash = ?2, planned = ?3, paused = ?4, boot_id = ?5, "
+	    "updated_at = ?6, overdue_alerted = ?7, watch_since = ?8",
 	[ST_RUN_INSERT] = "INSERT INTO runs (run_id, job, scheduled_at, "
 	    "origin, trigger, status, created_at) VALUES (?1, ?2, ?3, ?4, ?5, "
 	    "'pending', ?6) ON CONFLICT DO NOTHING",
 	[ST_RUN_CLAIM] = "UPDATE runs SET status = 'running', reason = NULL, "
-	    "trigger = ?4, owner = ?5, lease_until = ?6, "
+	    "detail = NULL, trigger = ?4, owner = ?5, lease_until = ?6, "
 	    "attempts = attempts + 1 "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
 	    "AND (status IN ('pending', 'queued') OR "
@@ -85,18 +93,19 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger) "
 	    "VALUES (?1, ?2, ?3)",
 	[ST_ATTEMPT_STARTED] = "UPDATE attempts SET pid = ?3, started_at = ?4,"
-	    " lateness_ms = ?5 WHERE run = ?1 AND attempt = ?2",
+	    " lateness_ms = ?5, pid_start = ?6 WHERE run = ?1 AND attempt = ?2",
 	[ST_RUN_STARTED] = "UPDATE runs SET started_at = coalesce(started_at, "
 	    "?2) WHERE id = ?1",
 	[ST_ATTEMPT_END] = "UPDATE attempts SET finished_at = ?3, "
 	    "duration_ms = ?4, exit_status = ?5, signal = ?6, outcome = ?7, "
 	    "error = ?8, started_at = coalesce(started_at, ?9), "
-	    "lateness_ms = coalesce(lateness_ms, ?10) "
+	    "lateness_ms = coalesce(lateness_ms, ?10), output_tail = ?11 "
 	    "WHERE run = ?1 AND attempt = ?2",
 	[ST_RUN_END] = "UPDATE runs SET status = ?2, reason = ?3, "
 	    "owner = NULL, lease_until = NULL, "
 	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
-	    "exit_status = ?6, signal = ?7 WHERE id = ?1",
+	    "exit_status = ?6, signal = ?7, retry_at = ?8, detail = ?9 "
+	    "WHERE id = ?1",
 	[ST_DECISION_ADD] = "INSERT INTO decisions (job, decided_at, decision,"
 	    " reason, first_at, last_at, count, run) VALUES (?1, ?2, ?3, ?4, "
 	    "?5, ?6, ?7, ?8)",
@@ -106,22 +115,55 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2) "
 	    "ON CONFLICT (key) DO UPDATE SET value = ?2",
 	[ST_RUN_QUEUE] = "INSERT INTO runs (run_id, job, scheduled_at, "
-	    "origin, trigger, status, reason, created_at) VALUES (?1, ?2, ?3, "
-	    "?4, ?5, 'queued', 'max_running', ?6) ON CONFLICT DO NOTHING",
+	    "origin, trigger, status, reason, detail, created_at) VALUES (?1, "
+	    "?2, ?3, ?4, ?5, 'queued', ?7, ?8, ?6) ON CONFLICT DO NOTHING",
 	[ST_RUN_UNQUEUE] = "UPDATE runs SET status = ?4, reason = ?5, "
-	    "finished_at = ?6 WHERE job = ?1 AND origin = ?2 AND "
-	    "scheduled_at = ?3 AND status = 'queued' RETURNING id",
+	    "detail = NULL, finished_at = ?6, owner = NULL, lease_until = NULL, "
+	    "retry_at = NULL WHERE job = ?1 AND origin = ?2 AND "
+	    "scheduled_at = ?3 AND status IN ('queued', 'retrying', "
+	    "'interrupted') RETURNING id",
 	[ST_JOB_IDS] = "SELECT job FROM jobs WHERE sched_hash != "
 	    "'0000000000000000'",
 	[ST_JOB_LAST_END] = "SELECT max(finished_at) FROM runs WHERE job = ?1",
-	[ST_ATTEMPTS_INTERRUPT] = "UPDATE attempts SET finished_at = ?1, "
-	    "outcome = 'interrupted', error = ?2 WHERE finished_at IS NULL "
-	    "AND run IN (SELECT id FROM runs WHERE status = 'running')",
-	[ST_RUNS_INTERRUPT] = "UPDATE runs SET status = 'interrupted', "
-	    "reason = ?2, owner = NULL, lease_until = NULL, finished_at = ?1 "
-	    "WHERE status = 'running'",
-	[ST_RUNS_QUEUED] = "SELECT job, scheduled_at, origin, trigger FROM runs "
-	    "WHERE status = 'queued' ORDER BY scheduled_at, id",
+	[ST_RUN_CLAIM_ID] = "UPDATE runs SET status = 'running', "
+	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
+	    "exit_status = NULL, signal = NULL, trigger = ?2, "
+	    "owner = ?3, lease_until = ?4, attempts = attempts + 1 "
+	    "WHERE id = ?1 AND status IN ('queued', 'retrying', "
+	    "'interrupted') RETURNING id, attempts, run_id",
+	[ST_RUN_SKIP] = "INSERT INTO runs (run_id, job, scheduled_at, origin, "
+	    "trigger, status, reason, detail, created_at, finished_at) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, 'skipped', ?6, ?7, ?8, ?8) "
+	    "ON CONFLICT DO NOTHING",
+	[ST_RUNS_FOUND] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
+	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
+	    "a.pid_start, a.started_at, r.retry_at FROM runs r "
+	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	    "WHERE r.status = ?1 ORDER BY r.scheduled_at, r.id",
+	[ST_JOB_LAST_SUCCESS] = "SELECT max(finished_at) FROM runs "
+	    "WHERE job = ?1 AND status = 'succeeded'",
+	[ST_RUN_REQUEUE] = "UPDATE runs SET status = 'queued', reason = "
+	    "'replay', detail = NULL, retry_at = NULL WHERE run_id = ?1 AND "
+	    "status IN ('failed', 'dead') RETURNING id, job, origin, "
+	    "scheduled_at",
+	[ST_RUN_STATUS] = "SELECT status FROM runs WHERE run_id = ?1",
+	/*
+	 * Retention, in bounded chunks: a job's finished instances beyond
+	 * the newest `keep` (failed and dead ones stay, to be replayed),
+	 * and anything finished or decided before a cut-off.
+	 */
+	[ST_PRUNE_JOB] = "DELETE FROM runs WHERE id IN (SELECT id FROM runs "
+	    "WHERE job = ?1 AND status IN ('succeeded', 'skipped', "
+	    "'terminated', 'abandoned', 'unknown') ORDER BY scheduled_at DESC "
+	    "LIMIT ?3 OFFSET ?2)",
+	[ST_PRUNE_AGE] = "DELETE FROM runs WHERE id IN (SELECT id FROM runs "
+	    "WHERE coalesce(finished_at, created_at) < ?1 AND status NOT IN "
+	    "('pending', 'queued', 'running', 'retrying', 'interrupted') "
+	    "LIMIT ?2)",
+	[ST_PRUNE_DECISIONS] = "DELETE FROM decisions WHERE id IN (SELECT id "
+	    "FROM decisions WHERE decided_at < ?1 LIMIT ?2)",
+	[ST_RUN_EXISTS] = "SELECT 1 FROM runs WHERE job = ?1 AND origin = ?2 "
+	    "AND scheduled_at = ?3",
 };
 
 struct store {
@@ -343,6 +385,8 @@ store_job_get(struct store *s, const char *job, struct store_job *out)
 
 	memset(out, 0, sizeof *out);
 	out->planned = -1;
+	out->overdue_alerted = -1;
+	out->watch_since = -1;
 	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -354,6 +398,10 @@ store_job_get(struct store *s, const char *job, struct store_job *out)
 		text = (const char *)sqlite3_column_text(st, 3);
 		(void)snprintf(out->boot_id, sizeof out->boot_id, "%s",
 		    text ? text : "");
+		out->overdue_alerted = sqlite3_column_type(st, 4) ==
+		    SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+		out->watch_since = sqlite3_column_type(st, 5) ==
+		    SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
 	}
 	(void)sqlite3_reset(st);
 	(void)sqlite3_clear_bindings(st);
@@ -378,6 +426,8 @@ store_job_put(struct store *s, const char *job, const struct store_job *j,
 	(void)sqlite3_bind_int(st, 4, j->paused);
 	store_bind_text(st, 5, j->boot_id[0] != '\0' ? j->boot_id : NULL);
 	(void)sqlite3_bind_int64(st, 6, now_ms);
+	store_bind_opt(st, 7, j->overdue_alerted);
+	store_bind_opt(st, 8, j->watch_since);
 	return store_step_done(s, st);
 }
 
@@ -459,10 +509,10 @@ store_run_claim(struct store *s, const struct store_claim *c,
 	return 1;
 }
 
-/* Record that an attempt's process started. */
+/* Record that an attempt's process started (pid_start: -1 if unknown). */
 int
 store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
-    int64_t started_ms, int64_t lateness_ms)
+    int64_t pid_start, int64_t started_ms, int64_t lateness_ms)
 {
 	sqlite3_stmt *st = s->st[ST_ATTEMPT_STARTED];
 
@@ -471,6 +521,7 @@ store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
 	(void)sqlite3_bind_int64(st, 3, (int64_t)pid);
 	(void)sqlite3_bind_int64(st, 4, started_ms);
 	(void)sqlite3_bind_int64(st, 5, lateness_ms);
+	store_bind_opt(st, 6, pid_start);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	st = s->st[ST_RUN_STARTED];
@@ -497,6 +548,11 @@ store_attempt_end(struct store *s, const struct store_end *e)
 	store_bind_text(st, 8, e->error);
 	store_bind_opt(st, 9, e->started_ms);
 	store_bind_opt(st, 10, e->lateness_ms);
+	if (e->tail != NULL && e->tail_len > 0)
+		(void)sqlite3_bind_blob(st, 11, e->tail, (int)e->tail_len,
+		    SQLITE_TRANSIENT);
+	else
+		(void)sqlite3_bind_null(st, 11);
 	if (store_step_done(s, st) == -1)
 		return -1;
 
@@ -508,6 +564,8 @@ store_attempt_end(struct store *s, const struct store_end *e)
 	(void)sqlite3_bind_int64(st, 5, e->finished_ms);
 	store_bind_opt(st, 6, e->exit_status);
 	store_bind_opt(st, 7, e->signal);
+	store_bind_opt(st, 8, e->retry_at);
+	store_bind_text(st, 9, e->detail);
 	return store_step_done(s, st);
 }
 
@@ -589,6 +647,8 @@ store_run_queue(struct store *s, const struct store_claim *c)
 	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_int64(st, 6, c->now_ms);
+	store_bind_text(st, 7, c->reason);
+	store_bind_text(st, 8, c->detail);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	return sqlite3_changes(s->db) > 0;
@@ -631,48 +691,9 @@ store_job_last_end(struct store *s, const char *job)
 }
 
 /*
- * Mark every instance still running (left by a daemon that died) as
- * interrupted; returns how many, or -1.
- */
-int
-store_runs_interrupt(struct store *s, int64_t now_ms, const char *reason)
-{
-	sqlite3_stmt *st = s->st[ST_ATTEMPTS_INTERRUPT];
-
-	(void)sqlite3_bind_int64(st, 1, now_ms);
-	(void)sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
-	if (store_step_done(s, st) == -1)
-		return -1;
-	st = s->st[ST_RUNS_INTERRUPT];
-	(void)sqlite3_bind_int64(st, 1, now_ms);
-	(void)sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
-	if (store_step_done(s, st) == -1)
-		return -1;
-	return sqlite3_changes(s->db);
-}
-
-/* Call fn for each queued instance, oldest first; -1 on error. */
-int
-store_runs_queued(struct store *s, void (*fn)(const char *, int64_t,
-    const char *, const char *, void *), void *arg)
-{
-	sqlite3_stmt	*st = s->st[ST_RUNS_QUEUED];
-	int		 rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fn((const char *)sqlite3_column_text(st, 0),
-		    sqlite3_column_int64(st, 1),
-		    (const char *)sqlite3_column_text(st, 2),
-		    (const char *)sqlite3_column_text(st, 3), arg);
-	(void)sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(s, rc);
-	return 0;
-}
-
-/*
- * Settle a queued instance without running it (status and reason, e.g.
- * skipped/overlap).  Returns its rowid, 0 if it was not queued, -1.
+ * Settle an instance that waits (queued, retrying, or interrupted by a
+ * crash) without running it: status and reason, e.g. skipped/replaced.
+ * Returns its rowid, 0 if it was not waiting, -1.
  */
 int64_t
 store_run_unqueue(struct store *s, const struct store_claim *c,
@@ -696,4 +717,230 @@ store_run_unqueue(struct store *s, const struct store_claim *c,
 		return store_fail(s, rc);
 	s->busy = 0;
 	return rowid;
+}
+
+/*
+ * Claim an existing instance (queued, retrying, or interrupted by a crash)
+ * by its row for a new attempt, inside the caller's transaction.  Returns
+ * 1 claimed (*out set), 0 when it is in no such state, -1 on error.
+ */
+int
+store_run_claim_id(struct store *s, int64_t rowid, const struct store_claim *c,
+    struct store_claimed *out)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_CLAIM_ID];
+	const char	*text;
+	int		 rc;
+
+	(void)sqlite3_bind_int64(st, 1, rowid);
+	(void)sqlite3_bind_text(st, 2, c->trigger, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 3, c->owner, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 4, c->lease_until);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->rowid = sqlite3_column_int64(st, 0);
+		out->attempt = sqlite3_column_int(st, 1);
+		text = (const char *)sqlite3_column_text(st, 2);
+		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
+		    text ? text : "");
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			;
+		rc = rc == SQLITE_DONE ? SQLITE_ROW : rc;
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	if (rc == SQLITE_DONE)
+		return 0;
+	st = s->st[ST_ATTEMPT_INSERT];
+	(void)sqlite3_bind_int64(st, 1, out->rowid);
+	(void)sqlite3_bind_int(st, 2, out->attempt);
+	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return 1;
+}
+
+/*
+ * Record an instance that does not run (status skipped, c->reason and
+ * c->detail).  Returns 1 recorded, 0 if the instance exists already, -1.
+ */
+int
+store_run_skip(struct store *s, const struct store_claim *c)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_SKIP];
+	char		 run_id[STORE_RUN_ID_MAX];
+
+	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
+	    sizeof run_id);
+	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
+	store_bind_text(st, 6, c->reason);
+	store_bind_text(st, 7, c->detail);
+	(void)sqlite3_bind_int64(st, 8, c->now_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return sqlite3_changes(s->db) > 0;
+}
+
+/* Call fn for every instance with a status, oldest first; 0 or -1. */
+int
+store_runs_found(struct store *s, const char *status, store_found_cb fn,
+    void *arg)
+{
+	sqlite3_stmt		*st = s->st[ST_RUNS_FOUND];
+	struct store_found	 f;
+	int			 rc;
+
+	(void)sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		f.rowid = sqlite3_column_int64(st, 0);
+		f.run_id = (const char *)sqlite3_column_text(st, 1);
+		f.job = (const char *)sqlite3_column_text(st, 2);
+		f.scheduled_at = sqlite3_column_int64(st, 3);
+		f.origin = (const char *)sqlite3_column_text(st, 4);
+		f.trigger = (const char *)sqlite3_column_text(st, 5);
+		f.status = (const char *)sqlite3_column_text(st, 6);
+		f.reason = (const char *)sqlite3_column_text(st, 7);
+		f.attempt = sqlite3_column_type(st, 8) == SQLITE_NULL ? 0 :
+		    sqlite3_column_int(st, 8);
+		f.pid = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 :
+		    sqlite3_column_int64(st, 9);
+		f.pid_start = sqlite3_column_type(st, 10) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 10);
+		f.started_ms = sqlite3_column_type(st, 11) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 11);
+		f.retry_at = sqlite3_column_type(st, 12) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 12);
+		fn(&f, arg);
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return 0;
+}
+
+/* When the job last succeeded (Unix ms), -1 if never, -2 on error. */
+int64_t
+store_job_last_success(struct store *s, const char *job)
+{
+	sqlite3_stmt	*st = s->st[ST_JOB_LAST_SUCCESS];
+	int64_t		 v = -1;
+	int		 rc;
+
+	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		(void)store_fail(s, rc);
+		return -2;
+	}
+	return v;
+}
+
+/*
+ * Queue a failed or dead instance again (replay), by its run id.  Returns
+ * 1 (*out set), or 0 with why (not found, or its status) in buf, or -1.
+ */
+int
+store_run_requeue(struct store *s, const char *run_id,
+    struct store_requeued *out, char *buf, size_t len)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_REQUEUE];
+	const char	*text;
+	int		 rc, found = 0;
+
+	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		found = 1;
+		out->rowid = sqlite3_column_int64(st, 0);
+		text = (const char *)sqlite3_column_text(st, 1);
+		(void)snprintf(out->job, sizeof out->job, "%s", text ? text :
+		    "");
+		text = (const char *)sqlite3_column_text(st, 2);
+		(void)snprintf(out->origin, sizeof out->origin, "%s",
+		    text ? text : "schedule");
+		out->scheduled_at = sqlite3_column_int64(st, 3);
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	if (found)
+		return 1;
+	st = s->st[ST_RUN_STATUS];
+	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		(void)snprintf(buf, len, "its status is %s: only failed and "
+		    "dead instances can be replayed",
+		    (const char *)sqlite3_column_text(st, 0));
+	else
+		(void)snprintf(buf, len, "no such run id");
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return 0;
+}
+
+/* Delete up to chunk of a job's oldest finished instances beyond keep. */
+int
+store_prune_job(struct store *s, const char *job, int64_t keep, int chunk)
+{
+	sqlite3_stmt *st = s->st[ST_PRUNE_JOB];
+
+	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 2, keep);
+	(void)sqlite3_bind_int(st, 3, chunk);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return sqlite3_changes(s->db);
+}
+
+/* Delete up to chunk instances and decisions older than cut (Unix ms). */
+int
+store_prune_age(struct store *s, int64_t cut, int chunk)
+{
+	sqlite3_stmt	*st = s->st[ST_PRUNE_AGE];
+	int		 n;
+
+	(void)sqlite3_bind_int64(st, 1, cut);
+	(void)sqlite3_bind_int(st, 2, chunk);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	n = sqlite3_changes(s->db);
+	st = s->st[ST_PRUNE_DECISIONS];
+	(void)sqlite3_bind_int64(st, 1, cut);
+	(void)sqlite3_bind_int(st, 2, chunk);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return n + sqlite3_changes(s->db);
+}
+
+/* Whether the instance (job, origin, instant) exists: 1, 0, or -1. */
+int
+store_run_exists(struct store *s, const char *job, const char *origin,
+    int64_t at)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_EXISTS];
+	int		 rc;
+
+	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, at);
+	rc = sqlite3_step(st);
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return rc == SQLITE_ROW;
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STORE_SCHEMA_VERSION	1
+#define STORE_SCHEMA_VERSION	3
 #define STORE_RUN_ID_MAX	128
 
 /* Per-job state the scheduler keeps across restarts. */
@@ -23,6 +23,8 @@ struct store_job {
 	int64_t		planned;	/* last instance planned, -1: none */
 	int		paused;
 	char		boot_id[40];	/* boot of the last @reboot run */
+	int64_t		overdue_alerted; /* ms, -1: no alert pending */
+	int64_t		watch_since;	/* ms: the dead man's switch, -1 */
 };
 
 /* A run instance to claim. */
@@ -34,6 +36,8 @@ struct store_claim {
 	const char	*owner;
 	int64_t		 now_ms;
 	int64_t		 lease_until;	/* Unix seconds */
+	const char	*reason;	/* why it is queued */
+	const char	*detail;	/* for people, or NULL */
 };
 
 /* What a successful claim gives. */
@@ -56,7 +60,38 @@ struct store_end {
 	int		 exit_status;	/* -1: none */
 	int		 signal;	/* -1: none */
 	const char	*error;		/* spawn failure text, or NULL */
+	int64_t		 retry_at;	/* ms, with status "retrying" */
+	const char	*detail;	/* for people, or NULL */
+	const void	*tail;		/* the output's end, or NULL */
+	size_t		 tail_len;
 };
+
+/* An instance found by its run id (replay). */
+struct store_requeued {
+	int64_t	rowid;
+	char	job[STORE_RUN_ID_MAX];
+	char	origin[16];
+	int64_t	scheduled_at;
+};
+
+/* An instance found in the store at startup. */
+struct store_found {
+	int64_t		 rowid;
+	const char	*run_id;
+	const char	*job;
+	int64_t		 scheduled_at;
+	const char	*origin;
+	const char	*trigger;
+	const char	*status;
+	const char	*reason;
+	int		 attempt;	/* latest attempt, 0: none */
+	int64_t		 pid;		/* of the latest attempt, -1 */
+	int64_t		 pid_start;
+	int64_t		 started_ms;
+	int64_t		 retry_at;
+};
+
+typedef void (*store_found_cb)(const struct store_found *, void *);
 
 /* A decision about instances that did not (or will not) run. */
 struct store_decision {
@@ -86,7 +121,19 @@ int		 store_job_put(struct store *, const char *,
 int		 store_run_claim(struct store *, const struct store_claim *,
 		     struct store_claimed *);
 int		 store_attempt_started(struct store *, int64_t, int, pid_t,
-		     int64_t, int64_t);
+		     int64_t, int64_t, int64_t);
+int		 store_run_claim_id(struct store *, int64_t,
+		     const struct store_claim *, struct store_claimed *);
+int		 store_run_skip(struct store *, const struct store_claim *);
+int		 store_runs_found(struct store *, const char *,
+		     store_found_cb, void *);
+int64_t		 store_job_last_success(struct store *, const char *);
+int		 store_run_requeue(struct store *, const char *,
+		     struct store_requeued *, char *, size_t);
+int		 store_prune_job(struct store *, const char *, int64_t, int);
+int		 store_prune_age(struct store *, int64_t, int);
+int		 store_run_exists(struct store *, const char *, const char *,
+		     int64_t);
 int		 store_attempt_end(struct store *, const struct store_end *);
 int		 store_decision_add(struct store *,
 		     const struct store_decision *);
@@ -101,8 +148,6 @@ int64_t		 store_run_unqueue(struct store *, const struct store_claim *,
 int		 store_job_ids(struct store *, void (*)(const char *, void *),
 		     void *);
 int64_t		 store_job_last_end(struct store *, const char *);
-int		 store_runs_interrupt(struct store *, int64_t, const char *);
-int		 store_runs_queued(struct store *, void (*)(const char *,
-		     int64_t, const char *, const char *, void *), void *);
+
 
 #endif /* TICKD_STORE_H */

@@ -77,6 +77,17 @@ const char *const store_schema[] = {
 	"  key TEXT PRIMARY KEY,"
 	"  value TEXT"
 	") WITHOUT ROWID;",
+
+	/* 1 -> 2: policies (retries, skipped details, dead man's switch). */
+	"ALTER TABLE runs ADD COLUMN retry_at INTEGER;"	/* ms, 'retrying' */
+	"ALTER TABLE runs ADD COLUMN detail TEXT;"	/* why, for people */
+	"ALTER TABLE jobs ADD COLUMN overdue_alerted INTEGER;"
+	"CREATE INDEX runs_retrying ON runs (retry_at) WHERE status ="
+	"  'retrying';",
+
+	/* 2 -> 3: output tails, and when a job's dead man's switch began. */
+	"ALTER TABLE attempts ADD COLUMN output_tail BLOB;"
+	"ALTER TABLE jobs ADD COLUMN watch_since INTEGER;",	/* ms */
 };
 
 const size_t store_schema_steps = sizeof store_schema /

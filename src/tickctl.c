@@ -1,14 +1,16 @@
 /*
- * tickctl.c -- the tickd command-line tool: option parsing and dispatch.
+ * tickctl.c -- the tickd command-line tool: global options and dispatch.
  *
- * Global options come before the command; each command parses its own
- * (ctl-*.c).  Exit status: 0 success, 1 when the answer is "something is
- * wrong", 2 for usage errors (bad options, invalid expressions or zones).
+ * Global options come before the command: -c/--config FILE (default
+ * $TICKD_CONFIG, else CONF_DEFAULT_PATH) and --json; each command parses
+ * its own (ctl-*.c) and gets them in a struct ctl_ctx (ctl-ctx.c), which
+ * loads the configuration and opens the store when the command asks.
+ * Exit status: 0 success, 1 when the answer is "something is wrong", 2
+ * for usage errors (bad options, unknown jobs, invalid expressions).
  *
  * DIAGNOSTICS: every error is one line on stderr, "tickctl: ...".
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +18,22 @@
 #include "ctl.h"
 
 static const struct ctl_cmd *const ctl_cmds[] = {
+	&ctl_list_cmd,
+	&ctl_status_cmd,
 	&ctl_next_cmd,
+	&ctl_history_cmd,
+	&ctl_show_cmd,
+	&ctl_run_cmd,
+	&ctl_replay_cmd,
+	&ctl_pause_cmd,
+	&ctl_resume_cmd,
+	&ctl_reload_cmd,
+	&ctl_stats_cmd,
+	&ctl_metrics_cmd,
+	&ctl_env_cmd,
+	&ctl_check_cmd,
 };
 #define CTL_NCMDS	(sizeof ctl_cmds / sizeof ctl_cmds[0])
-
-/* Print "tickctl: <message>" on stderr. */
-void
-ctl_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)fputs("tickctl: ", stderr);
-	va_start(ap, fmt);
-	(void)vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	(void)fputc('\n', stderr);
-}
 
 /* Print the overall usage to f. */
 static void
@@ -39,34 +41,55 @@ ctl_usage(FILE *f)
 {
 	size_t i;
 
-	(void)fprintf(f, "usage: tickctl [--help] [--version] COMMAND "
-	    "[ARGS]\n\ncommands:\n");
+	(void)fprintf(f, "usage: tickctl [-c FILE] [--json] COMMAND [ARGS]\n"
+	    "       tickctl --help | --version\n\n"
+	    "  -c, --config FILE   tickd's configuration (default "
+	    "$TICKD_CONFIG,\n"
+	    "                      else %s)\n"
+	    "      --json          one JSON object per line\n\n"
+	    "commands:\n", CONF_DEFAULT_PATH);
 	for (i = 0; i < CTL_NCMDS; i++)
 		(void)fprintf(f, "  %s %s\n      %s\n", ctl_cmds[i]->name,
 		    ctl_cmds[i]->usage, ctl_cmds[i]->summary);
 }
 
+/* Parse the global options, then run the command with their context. */
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	size_t	i;
-	int	ch;
+	struct ctl_ctx	 ctx;
+	const char	*config = NULL;
+	size_t		 i;
+	int		 ch, json = 0, rc;
 
 	/* '+': stop at the command name; its options are its own. */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:c:hV", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
 		case 'h':
 			ctl_usage(stdout);
 			return CTL_EXIT_OK;
 		case 'V':
 			(void)printf("tickctl %s\n", TICKD_VERSION);
 			return CTL_EXIT_OK;
+		case ':':
+			ctl_error("%s needs a value (try tickctl --help)",
+			    argv[optind - 1]);
+			return CTL_EXIT_USAGE;
 		default:
 			ctl_error("unknown option \"%s\" (try tickctl --help)",
 			    argv[optind - 1]);
@@ -80,11 +103,17 @@ main(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	for (i = 0; i < CTL_NCMDS; i++) {
-		if (strcmp(argv[0], ctl_cmds[i]->name) == 0) {
-			optind = 0;	/* glibc: full reinitialisation */
-			return ctl_cmds[i]->exec(argc, argv);
-		}
+		if (strcmp(argv[0], ctl_cmds[i]->name) == 0)
+			break;
 	}
-	ctl_error("unknown command \"%s\" (try tickctl --help)", argv[0]);
-	return CTL_EXIT_USAGE;
+	if (i == CTL_NCMDS) {
+		ctl_error("unknown command \"%s\" (try tickctl --help)",
+		    argv[0]);
+		return CTL_EXIT_USAGE;
+	}
+	ctl_ctx_init(&ctx, config, json);
+	optind = 0;		/* glibc: full reinitialisation */
+	rc = ctl_cmds[i]->exec(argc, argv, &ctx);
+	ctl_ctx_free(&ctx);
+	return rc;
 }

@@ -1,22 +1,35 @@
-#!/bin/sh
-# Run test programs and shell tests; print PASS/FAIL/SKIP for each, keep the
-# log of failures only, and end with "N passed, N failed".  Exit status 77
-# from a test means "skipped" (the reason is its last line of output).
-# Environment: B (build directory), TEST_TIMEOUT (seconds per test).
+#!/bin/bash
+# Run test programs and shell tests, TEST_JOBS at a time (default 2: most
+# integration tests wait on the clock, not the CPU); print PASS/FAIL/SKIP
+# for each in the order given, keep the logs of failures only, and end
+# with "N passed, N failed".  Exit status 77 from a test means "skipped"
+# (the reason is its last line of output).
+# Environment: B (build directory), TEST_TIMEOUT (seconds per test),
+# TEST_JOBS (tests at once).
 B=${B:-build}
 logs=$B/test-logs
+jobs=${TEST_JOBS:-2}
 mkdir -p "$logs"
-pass=0 fail=0 skip=0 failed=
-for t in "$@"; do
-	name=$(basename "$t" .sh)
-	log=$logs/$name.log
+pass=0 fail=0 skip=0 failed= running=0 i=0
+
+# run_one I TEST: run TEST, leave "rc ms" in $logs/.I.done.
+run_one() {
+	log=$logs/$(basename "$2" .sh).log
 	start=$(date +%s%N)
-	case $t in
-	*.sh)	timeout -k 5 "${TEST_TIMEOUT:-300}" sh "$t" >"$log" 2>&1 ;;
-	*)	timeout -k 5 "${TEST_TIMEOUT:-300}" "$t" >"$log" 2>&1 ;;
+	case $2 in
+	*.sh)	timeout -k 5 "${TEST_TIMEOUT:-300}" sh "$2" >"$log" 2>&1 ;;
+	*)	timeout -k 5 "${TEST_TIMEOUT:-300}" "$2" >"$log" 2>&1 ;;
 	esac
 	rc=$?
-	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	echo "$rc $(( ($(date +%s%N) - start) / 1000000 ))" > "$logs/.$1.done"
+}
+
+# report I TEST: print the result of test I and count it.
+report() {
+	name=$(basename "$2" .sh)
+	log=$logs/$name.log
+	read -r rc ms < "$logs/.$1.done"
+	rm -f "$logs/.$1.done"
 	case $rc in
 	0)	pass=$((pass + 1))
 		printf 'PASS %-28s %6d ms  %s\n' "$name" "$ms" \
@@ -29,6 +42,28 @@ for t in "$@"; do
 		    "$rc" "$log"
 		tail -n 40 "$log" | sed 's/^/    /' ;;
 	esac
+}
+
+rm -f "$logs"/.*.done
+next=1		# the next test to report, in order
+for t in "$@"; do
+	i=$((i + 1))
+	run_one "$i" "$t" &
+	running=$((running + 1))
+	# Keep at most $jobs running; report finished ones in order.
+	while [ "$running" -ge "$jobs" ]; do
+		wait -n 2>/dev/null || sleep 0.1
+		running=$(jobs -r | wc -l)
+	done
+	while [ -f "$logs/.$next.done" ]; do
+		eval "report $next \"\${$next}\""
+		next=$((next + 1))
+	done
+done
+wait
+while [ "$next" -le "$i" ]; do
+	eval "report $next \"\${$next}\""
+	next=$((next + 1))
 done
 [ -n "$failed" ] && echo "failed:$failed"
 [ "$skip" -gt 0 ] && echo "$skip skipped"

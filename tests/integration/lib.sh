@@ -18,10 +18,22 @@ FAIL: $*"
 	exit 1
 }
 
+# check_fail MESSAGE: a failed check: fatal (fail), or reported and
+# carried on from (soft_fail, defined below) while soft_checks=1, for a
+# section whose checks are independent of each other.
+soft_checks=0
+check_fail() {
+	if [ "$soft_checks" = 1 ]; then
+		soft_fail "$@"
+	else
+		fail "$@"
+	fi
+}
+
 # expect_eq WHAT GOT WANT
 expect_eq() {
 	checks=$((checks + 1))
-	[ "$2" = "$3" ] || fail "$1: got [$2], want [$3]"
+	[ "$2" = "$3" ] || check_fail "$1: got [$2], want [$3]"
 }
 
 # expect_match WHAT TEXT GLOB
@@ -29,7 +41,7 @@ expect_match() {
 	checks=$((checks + 1))
 	case $2 in
 	$3) ;;
-	*) fail "$1: [$2] does not match [$3]" ;;
+	*) check_fail "$1: [$2] does not match [$3]" ;;
 	esac
 }
 
@@ -325,4 +337,86 @@ cleanup() {
 		rm -rf "$dir"
 	fi
 	exit "$_rc"
+}
+
+# --- helpers for the policy tests ---------------------------------------------
+
+# now_ms: the Unix time in milliseconds.
+now_ms() { date +%s%3N; }
+
+# wait_mid_second: let time pass until the wall clock is 0.3-0.7 s into a
+# second, away from the instants of every-second jobs (a kill -KILL then
+# falls between their short runs, not during one).
+wait_mid_second() {
+	until _wm=$(date +%N) && [ "${_wm%???????}" -ge 3 ] &&
+	    [ "${_wm%???????}" -le 6 ]; do
+		sleep 0.05
+	done
+}
+
+# sleeper NAME: $dir/NAME, a link to sleep(1) whose command line names the
+# process uniquely: "pgrep -f $dir/NAME" finds exactly the job processes
+# that run it, wherever they went (their own session, another parent).
+sleeper() {
+	ln -sf "$(command -v sleep)" "$dir/$1"
+}
+
+# procs NAME: the pids of processes running $dir/NAME (see sleeper): their
+# command line starts with it (not a shell or setsid(1) that names it).
+procs() {
+	pgrep -f -- "^$dir/$1( |\$)" | tr '\n' ' ' | sed 's/ $//'
+}
+
+# no_procs NAME: whether no process runs $dir/NAME.
+no_procs() {
+	[ -z "$(procs "$1")" ]
+}
+
+# max_overlap FILE: the largest number of intervals of FILE (lines
+# "... START END", numbers in the last two fields) that hold one instant
+# (an end at the same instant as a start is counted before it).
+max_overlap() {
+	awk '{ print $(NF - 1), 1; print $NF, 0 }' "$1" | sort -k1,1n -k2,2n |
+	    awk '$2 == 1 { if (++n > m) m = n; next } { n-- } END { print m + 0 }'
+}
+
+# attempt_field RUN_ID ATTEMPT COLUMN: a column of an attempt row.
+attempt_field() {
+	sql "SELECT a.$3 FROM attempts a JOIN runs r ON a.run = r.id
+	    WHERE r.run_id = '$1' AND a.attempt = $2"
+}
+
+# faketime_env: set $ftenv, the environment that runs the daemon under
+# libfaketime with its wall clock offset by the contents of
+# $dir/faketime.rc ("+0" to start with; the monotonic clock stays real),
+# or exit 77 when libfaketime is missing or does not work here.
+faketime_env() {
+	_ft=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+	[ -r "$_ft" ] || { echo "libfaketime ($_ft) is not installed"; exit 77; }
+	# libfaketime 0.9.10: FAKETIME_DONT_FAKE_MONOTONIC.
+	ftenv="LD_PRELOAD=$_ft FAKETIME_TIMESTAMP_FILE=$dir/faketime.rc
+	    FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1
+	    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	echo "+3600" >"$dir/faketime.rc"
+	# shellcheck disable=SC2086
+	_faked=$(env $ftenv date +%s)
+	[ $((_faked - $(now))) -ge 3590 ] ||
+	    { echo "libfaketime does not move the clock here"; exit 77; }
+	echo "+0" >"$dir/faketime.rc"
+}
+
+# log_line TEXT [N]: the line number in the log of the Nth (1st) line
+# containing TEXT, or 0.
+log_line() {
+	grep -nF -- "$1" "$log" | sed -n "${2:-1}p" | sed 's/:.*//;s/^$/0/' |
+	    grep . || echo 0
+}
+
+# expect_before WHAT TEXT1 N1 TEXT2 N2: the N1th log line with TEXT1 comes
+# before the N2th with TEXT2 (both exist).
+expect_before() {
+	checks=$((checks + 1))
+	_eb1=$(log_line "$2" "$3") _eb2=$(log_line "$4" "$5")
+	[ "$_eb1" -gt 0 ] && [ "$_eb2" -gt 0 ] && [ "$_eb1" -lt "$_eb2" ] ||
+	    fail "$1: line $_eb1 ($2) is not before line $_eb2 ($4)"
 }

@@ -3,7 +3,10 @@
 # and writes, never loses or duplicates them: no process starts while a
 # claim cannot be committed, the end of a run that finished meanwhile is
 # written afterwards with its true times, every instance is a run or a
-# decision, and the trouble and the recovery are logged.
+# decision (here: the instances that fell due during the lock are on time,
+# within misfire_grace, and due at once when it ends: the newest runs, the
+# older ones are one decision, skipped/coalesced), and the trouble and the
+# recovery are logged.
 . tests/integration/lib.sh
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
@@ -71,6 +74,13 @@ expect_eq "tick: delayed by the lock" "$(sql "SELECT a.started_at >= $t_unlock,
     a.lateness_ms = a.started_at - r.scheduled_at * 1000 FROM attempts a
     JOIN runs r ON a.run = r.id WHERE r.job = 'tick' AND
     r.scheduled_at = $first")" "1|1"
+# The instances due during the lock: on time, due at once: the newest
+# runs, the older ones coalesce into it.
+expect_eq "tick: one decision" "$(sql "SELECT decision, reason, count = last_at -
+    first_at + 1, first_at * 1000 > $t_lock - 1000, last_at + 1 = $first FROM
+    decisions WHERE job = 'tick'")" "skipped|coalesced|1|1|1"
+expect_eq "tick: nothing skipped one by one" "$(sql "SELECT count(*) FROM runs
+    WHERE job = 'tick' AND status = 'skipped'")" 0
 # Nothing lost, nothing twice.
 expect_accounted tick
 expect_runs_match "$dir/tick.out" "job = 'tick'"

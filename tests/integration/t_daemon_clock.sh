@@ -2,7 +2,7 @@
 # Wall-clock steps, simulated with libfaketime (the daemon's CLOCK_REALTIME
 # follows an offset read from a file; the monotonic clock stays real): a
 # step forward by 1 h is logged and the instances it jumped over become
-# one "missed" decision (about 3600 for a job every second), not 3600
+# one "skipped/coalesced" decision (about 3600 for a job every second), not 3600
 # runs; a step back by 10 min is logged and runs nothing twice.
 #
 # libfaketime only moves the time the daemon reads: the kernel sees no
@@ -49,7 +49,7 @@ wait_for "2 runs of each job after the step" 10 eval '[ "$(sql "SELECT count(*)
     FROM runs WHERE status = '\''succeeded'\'' AND scheduled_at > $t_step + 3600
     GROUP BY job HAVING count(*) >= 2" | wc -l)" -eq 2 ]'
 expect_match "forward step logged" "$(grep -F 'stepped forward' "$log")" \
-    "tickd: warning: the wall clock was stepped forward by *: instances jumped over are late, none already run will run again"
+    "tickd: warning: the wall clock was stepped forward by *: instances jumped over are late (the misfire policy decides), none already run will run again"
 for job in every cron; do
 	expect_eq "$job: one decision" "$(sql "SELECT count(*) FROM decisions
 	    WHERE job = '$job'")" 1
@@ -59,14 +59,14 @@ for job in every cron; do
 	    scheduled_at > $t_step + 1800")
 	expect_eq "$job: the jumped-over instances" "$(sql "SELECT decision, reason,
 	    first_at, last_at, count FROM decisions WHERE job = '$job'")" \
-	    "missed|misfire|$((before + 1))|$((after - 1))|$((after - 1 - before))"
+	    "skipped|coalesced|$((before + 1))|$((after - 1))|$((after - 1 - before))"
 	checks=$((checks + 1))
 	n=$((after - 1 - before))
 	[ "$n" -ge 3595 ] && [ "$n" -le 3610 ] || fail "$job: $n instances missed"
 	expect_eq "$job: a handful of runs, not thousands" "$(sql "SELECT
 	    count(*) < 30 FROM runs WHERE job = '$job'")" 1
 	expect_accounted "$job"
-	log_has "tickd: warning: job $job: $n instances from $(rfc3339 $((before + 1))) to $(rfc3339 $((after - 1))) missed" ||
+	log_has "tickd: warning: job $job: $n instances from $(rfc3339 $((before + 1))) to $(rfc3339 $((after - 1))) skipped (found late: coalesced into one run, misfire = run_once)" ||
 	    fail "$job: the missed instances are not logged"
 done
 
@@ -88,7 +88,7 @@ wait_for "2 runs of the added job" 10 eval '[ "$(sql "SELECT count(*) FROM runs
     WHERE job = '\''late'\'' AND status = '\''succeeded'\''")" -ge 2 ]'
 wait_for "the backward step to be logged" 5 log_has "the wall clock was stepped back by"
 expect_match "backward step logged" "$(grep -F 'stepped back' "$log")" \
-    "tickd: warning: the wall clock was stepped back by *m*: instances jumped over are late, none already run will run again"
+    "tickd: warning: the wall clock was stepped back by *m*: instances jumped over are late (the misfire policy decides), none already run will run again"
 expect_eq "late: runs in the stepped-back time" "$(sql "SELECT count(*) FROM runs
     WHERE job = 'late' AND scheduled_at > $top - 660 AND
     scheduled_at < $top - 500")" "$(sql "SELECT count(*) FROM runs WHERE job = 'late'")"

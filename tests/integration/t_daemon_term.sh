@@ -55,7 +55,7 @@ took=$(($(now) - t0))
 expect_eq "ignorer: tickd exit status" "$daemon_rc" 0
 checks=$((checks + 1))
 [ "$took" -ge 9 ] || fail "ignorer: tickd exited after $took s, before the grace"
-log_has "tickd: warning: job ignorer: run $id did not stop: SIGKILL" ||
+log_has "tickd: warning: job ignorer: run $id did not stop within 10s of signal 15: SIGKILL" ||
     fail "ignorer: no SIGKILL line"
 expect_eq "ignorer: run" "$(sql "SELECT status, reason, exit_status, signal
     FROM runs WHERE run_id = '$id'")" "terminated|shutdown||9"

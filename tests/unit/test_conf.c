@@ -1,6 +1,8 @@
 /*
  * test_conf.c -- unit tests of configuration loading: tickd.conf and the
- * *.job files of its jobs_dir, every key type, defaults, the error list
+ * *.job files of its jobs_dir, every key type (the policy keys too:
+ * overlap, misfire, retries, timeouts, recover, on_failure ...), defaults,
+ * the error list
  * ("file:line: key: message", with the line of the offending key), which
  * jobs survive a bad file or a bad value, files that are skipped or
  * refused, the inih traps (inline comments, line length, NUL bytes, CRLF,
@@ -25,6 +27,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "policy.h"
 #include "schedule.h"
 #include "tz.h"
 
@@ -39,7 +43,7 @@
 
 #define NFILES		8
 #define NCAUSES		20
-#define NCHECKS		14
+#define NCHECKS		24
 
 #define DAEMON		"[daemon]\njobs_dir = jobs.d\nstate = state/tickd.db\n" \
 			"timezone = UTC\n"
@@ -303,6 +307,230 @@ static const struct conf_case conf_cases[] = {
 	      { "autos", "gap", "auto" },
 	      { "autos", "fold", "auto" },
 	      { "ok", "line", "1" } } },
+
+	/* Policies: the defaults of a job that sets none. */
+	{ "policy defaults", 0, NULL, 0, NULL,
+	    { { "p.job", JOB("p", "@hourly", "true") } },
+	    0, { NULL }, "p", "", "",
+	    { { "p", "overlap", "skip" },
+	      { "p", "queue_limit", "3" },
+	      { "p", "max_parallel", "4" },
+	      { "p", "misfire", "run_once" },
+	      { "p", "misfire_grace", "60" },
+	      { "p", "catch_up_limit", "100" },
+	      { "p", "retries", "0" },
+	      { "p", "retry_delay", "30" },
+	      { "p", "retry_delay_max", "3600" },
+	      { "p", "retry_on_exit", "any" },
+	      { "p", "retry_any", "1" },
+	      { "p", "retry_codes", "" },
+	      { "p", "timeout", "0" },
+	      { "p", "kill_signal", "15" },
+	      { "p", "kill_grace", "10" },
+	      { "p", "recover", "rerun" },
+	      { "p", "on_failure", "(null)" },
+	      { "p", "on_failure_timeout", "300" },
+	      { "p", "expect_success_within", "0" } } },
+
+	/* Every policy key set, at the top of its range. */
+	{ "policy values, largest", 0, NULL, 0, NULL, { { "pv.job",
+	    "[big]\n"
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "overlap = queue\n"
+	    "queue_limit = 1000\n"
+	    "max_parallel = 1000\n"
+	    "misfire = catch_up\n"
+	    "misfire_grace = 7d\n"
+	    "catch_up_limit = 10000\n"
+	    "retries = 100\n"
+	    "retry_delay = 1d\n"
+	    "retry_delay_max = 1w\n"
+	    "retry_on_exit = 75,111\n"
+	    "timeout = 30d\n"
+	    "kill_signal = SIGINT\n"
+	    "kill_grace = 1h\n"
+	    "recover = abandon\n"
+	    "on_failure = mail -s \"$$TICKD_JOB failed\" root ; logger x\n"
+	    "  echo second line\n"
+	    "on_failure_timeout = 1d\n"
+	    "expect_success_within = 366d\n" } },
+	    0, { NULL }, "big", "", "",
+	    { { "big", "overlap", "queue" },
+	      { "big", "queue_limit", "1000" },
+	      { "big", "max_parallel", "1000" },
+	      { "big", "misfire", "catch_up" },
+	      { "big", "misfire_grace", "604800" },
+	      { "big", "catch_up_limit", "10000" },
+	      { "big", "retries", "100" },
+	      { "big", "retry_delay", "86400" },
+	      { "big", "retry_delay_max", "604800" },
+	      { "big", "retry_on_exit", "75,111" },
+	      { "big", "retry_any", "0" },
+	      { "big", "retry_codes", "75,111" },
+	      { "big", "timeout", "2592000" },
+	      { "big", "kill_signal", "2" },
+	      { "big", "kill_grace", "3600" },
+	      { "big", "recover", "abandon" },
+	      { "big", "on_failure", "mail -s \"$$TICKD_JOB failed\" root ; "
+		  "logger x\necho second line" },
+	      { "big", "on_failure_timeout", "86400" },
+	      { "big", "expect_success_within", "31622400" } } },
+
+	/* ... at the bottom, and the other words. */
+	{ "policy values, smallest", 0, NULL, 0, NULL, { { "pv.job",
+	    "[small]\n"
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "overlap = allow\n"
+	    "queue_limit = 1\n"
+	    "max_parallel = 1\n"
+	    "misfire = skip\n"
+	    "misfire_grace = 1s\n"
+	    "catch_up_limit = 1\n"
+	    "retries = 0\n"
+	    "retry_delay = 1s\n"
+	    "retry_delay_max = 1\n"
+	    "retry_on_exit = 1, 255\n"
+	    "timeout = 0\n"
+	    "kill_signal = 9\n"
+	    "kill_grace = 1s\n"
+	    "recover = rerun\n"
+	    "on_failure = true\n"
+	    "on_failure_timeout = 1s\n"
+	    "expect_success_within = 0s\n"
+	    "[replace]\n"
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "overlap = replace\n"
+	    "misfire = run_once\n"
+	    "kill_signal = kill\n"
+	    "retry_on_exit = any\n"
+	    "timeout = 1h30m\n"
+	    "expect_success_within = 2d 12h\n"
+	    "[skip]\n"
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "overlap = skip\n"
+	    "kill_signal = sigusr1\n"
+	    "retry_on_exit = 75\n" } },
+	    0, { NULL }, "replace|skip|small", "", "",
+	    { { "small", "overlap", "allow" },
+	      { "small", "queue_limit", "1" },
+	      { "small", "max_parallel", "1" },
+	      { "small", "misfire", "skip" },
+	      { "small", "misfire_grace", "1" },
+	      { "small", "catch_up_limit", "1" },
+	      { "small", "retry_delay_max", "1" },
+	      { "small", "retry_codes", "1,255" },
+	      { "small", "retry_any", "0" },
+	      { "small", "kill_signal", "9" },
+	      { "small", "recover", "rerun" },
+	      { "small", "on_failure", "true" },
+	      { "small", "on_failure_timeout", "1" },
+	      { "replace", "overlap", "replace" },
+	      { "replace", "misfire", "run_once" },
+	      { "replace", "kill_signal", "9" },
+	      { "replace", "retry_any", "1" },
+	      { "replace", "retry_codes", "" },
+	      { "replace", "timeout", "5400" },
+	      { "replace", "expect_success_within", "216000" },
+	      { "skip", "overlap", "skip" },
+	      { "skip", "kill_signal", "10" },
+	      { "skip", "retry_codes", "75" },
+	      { "skip", "retry_any", "0" } } },
+
+	/* A bad value of each policy type: only its job is out. */
+#define PJ(id, kv)	"[" id "]\nschedule = @hourly\ncommand = true\n" kv "\n"
+	{ "policy bad values", 0, NULL, 0, NULL, { { "pb.job",
+	    PJ("overlap", "overlap = sometimes")		/* 4 */
+	    PJ("queue0", "queue_limit = 0")			/* 8 */
+	    PJ("parallel", "max_parallel = 1001")		/* 12 */
+	    PJ("grace", "misfire_grace = 5x")			/* 16 */
+	    PJ("signal", "kill_signal = SIGFOO")		/* 20 */
+	    PJ("codes", "retry_on_exit = 0,75")			/* 24 */
+	    PJ("recover", "recover = maybe")			/* 28 */
+	    PJ("misfire", "misfire = maybe")			/* 32 */
+	    PJ("words", "queue_limit = three")			/* 36 */
+	    PJ("emptycmd", "on_failure =")			/* 40 */
+	    PJ("sig0", "kill_signal = 0")			/* 44 */
+	    PJ("upper", "overlap = Skip")			/* 48 */
+	    PJ("nocodes", "retry_on_exit =")			/* 52 */
+	    PJ("comma", "retry_on_exit = 75,")			/* 56 */
+	    PJ("good", "overlap = queue") } },			/* 60 */
+	    0, {
+	    "$J/pb.job:4: overlap: \"sometimes\" is not skip, queue, allow or "
+		"replace",
+	    "$J/pb.job:8: queue_limit: \"0\" is out of range 1-1000",
+	    "$J/pb.job:12: max_parallel: \"1001\" is out of range 1-1000",
+	    "$J/pb.job:16: misfire_grace: " NODUR("5x"),
+	    "$J/pb.job:20: kill_signal: \"SIGFOO\" is not a signal (TERM, INT, "
+		"HUP, ... or a number)",
+	    "$J/pb.job:24: retry_on_exit: \"0,75\" is not \"any\" or a list of "
+		"exit codes 1-255",
+	    "$J/pb.job:28: recover: \"maybe\" is not rerun or abandon",
+	    "$J/pb.job:32: misfire: \"maybe\" is not run_once, catch_up or "
+		"skip",
+	    "$J/pb.job:36: queue_limit: \"three\" is not a whole number",
+	    "$J/pb.job:40: on_failure: the command is empty",
+	    "$J/pb.job:44: kill_signal: \"0\" is not a signal (TERM, INT, "
+		"HUP, ... or a number)",
+	    "$J/pb.job:48: overlap: \"Skip\" is not skip, queue, allow or "
+		"replace",
+	    "$J/pb.job:52: retry_on_exit: \"\" is not \"any\" or a list of "
+		"exit codes 1-255",
+	    "$J/pb.job:56: retry_on_exit: \"75,\" is not \"any\" or a list of "
+		"exit codes 1-255" },
+	    "good", "overlap|queue0|parallel|grace|signal|codes|recover|"
+	    "misfire|words|emptycmd|sig0|upper|nocodes|comma", "",
+	    { { "good", "overlap", "queue" } } },
+
+	/* The bounds of each policy number; all causes of a job. */
+	{ "policy bounds", 0, NULL, 0, NULL, { { "pr.job",
+	    PJ("grace0", "misfire_grace = 0")			/* 4 */
+	    PJ("grace8d", "misfire_grace = 8d")			/* 8 */
+	    PJ("catchup", "catch_up_limit = 10001")		/* 12 */
+	    PJ("retries", "retries = 101")			/* 16 */
+	    PJ("retriesneg", "retries = -1")			/* 20 */
+	    PJ("delay0", "retry_delay = 0")			/* 24 */
+	    PJ("delaymax", "retry_delay_max = 8d")		/* 28 */
+	    PJ("timeout", "timeout = 31d")			/* 32 */
+	    PJ("grace2h", "kill_grace = 2h")			/* 36 */
+	    PJ("oftimeout", "on_failure_timeout = 0")		/* 40 */
+	    PJ("expect", "expect_success_within = 367d")	/* 44 */
+	    PJ("sig65", "kill_signal = 65")			/* 48 */
+	    "[many]\n"						/* 49 */
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "overlap = often\n"					/* 52 */
+	    "misfire = never\n"
+	    "retries = 1000\n"					/* 54 */
+	    "retry_on_exit = 75;76\n" } },
+	    0, {
+	    "$J/pr.job:4: misfire_grace: \"0\" is out of range 1s-7d",
+	    "$J/pr.job:8: misfire_grace: \"8d\" is out of range 1s-7d",
+	    "$J/pr.job:12: catch_up_limit: \"10001\" is out of range 1-10000",
+	    "$J/pr.job:16: retries: \"101\" is out of range 0-100",
+	    "$J/pr.job:20: retries: \"-1\" is out of range 0-100",
+	    "$J/pr.job:24: retry_delay: \"0\" is out of range 1s-1d",
+	    "$J/pr.job:28: retry_delay_max: \"8d\" is out of range 1s-7d",
+	    "$J/pr.job:32: timeout: \"31d\" is out of range 0s-30d",
+	    "$J/pr.job:36: kill_grace: \"2h\" is out of range 1s-1h",
+	    "$J/pr.job:40: on_failure_timeout: \"0\" is out of range 1s-1d",
+	    "$J/pr.job:44: expect_success_within: \"367d\" is out of range "
+		"0s-366d",
+	    "$J/pr.job:48: kill_signal: \"65\" is not a signal (TERM, INT, "
+		"HUP, ... or a number)",
+	    "$J/pr.job:52: overlap: \"often\" is not skip, queue, allow or "
+		"replace",
+	    "$J/pr.job:53: misfire: \"never\" is not run_once, catch_up or "
+		"skip",
+	    "$J/pr.job:54: retries: \"1000\" is out of range 0-100",
+	    "$J/pr.job:55: retry_on_exit: \"75;76\" is not \"any\" or a list "
+		"of exit codes 1-255" },
+	    "", "grace0|grace8d|catchup|retries|retriesneg|delay0|delaymax|"
+	    "timeout|grace2h|oftimeout|expect|sig65|many", "", { { NULL } } },
+#undef PJ
 
 	/* Users and groups: resolved at load time. */
 	{ "users and groups", 1, NULL, 0, NULL, { { "ug.job",
@@ -694,6 +922,11 @@ static const struct conf_case conf_cases[] = {
 	{ "daemon: job key", 0, DAEMON "command = true\n", 0, NULL,
 	    { { NULL } },
 	    1, { "$C:5: command: unknown key (it belongs in a job file)" } , NULL, NULL, NULL, { { NULL } } },
+	{ "daemon: policy key", 0, DAEMON "overlap = skip\nretries = 3\n", 0,
+	    NULL, { { NULL } },
+	    1, { "$C:5: overlap: unknown key (it belongs in a job file)",
+		"$C:6: retries: unknown key (it belongs in a job file)" },
+	    NULL, NULL, NULL, { { NULL } } },
 	{ "daemon: other section", 0, DAEMON "[other]\nx = 1\n", 0, NULL,
 	    { { NULL } },
 	    1, { "$C:5: [other]: unknown section (tickd.conf has only "
@@ -936,11 +1169,47 @@ join(char *const *v, size_t n, const char *prefix)
 	return b.p;
 }
 
+/* The number fields of a job's policies, by name. */
+static const struct {
+	const char	*name;
+	size_t		 offset;
+} num_fields[] = {
+	{ "queue_limit", offsetof(struct job_def, queue_limit) },
+	{ "max_parallel", offsetof(struct job_def, max_parallel) },
+	{ "misfire_grace", offsetof(struct job_def, misfire_grace) },
+	{ "catch_up_limit", offsetof(struct job_def, catch_up_limit) },
+	{ "retries", offsetof(struct job_def, retries) },
+	{ "retry_delay", offsetof(struct job_def, retry_delay) },
+	{ "retry_delay_max", offsetof(struct job_def, retry_delay_max) },
+	{ "timeout", offsetof(struct job_def, timeout) },
+	{ "kill_grace", offsetof(struct job_def, kill_grace) },
+	{ "on_failure_timeout", offsetof(struct job_def,
+	    on_failure_timeout) },
+	{ "expect_success_within", offsetof(struct job_def,
+	    expect_success_within) },
+};
+
+/* The number field f of a job, or NULL. */
+static const int64_t *
+num_field(const struct job_def *d, const char *f)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof num_fields / sizeof num_fields[0]; i++) {
+		if (strcmp(num_fields[i].name, f) == 0)
+			return (const int64_t *)(const void *)((const char *)d +
+			    num_fields[i].offset);
+	}
+	return NULL;
+}
+
 /* A field of a job or of the conf, as text (caller frees). */
 static char *
 field(const struct conf *c, const struct job_def *d, const char *f)
 {
-	char	 out[256];
+	const int64_t	*n;
+	char		 out[256];
+	int		 i;
 
 	out[0] = '\0';
 	if (d == NULL) {
@@ -997,6 +1266,34 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 	else if (strcmp(f, "kind") == 0)
 		(void)snprintf(out, sizeof out, "%d",
 		    (int)schedule_kind(d->schedule));
+	else if (strcmp(f, "overlap") == 0)
+		(void)snprintf(out, sizeof out, "%s",
+		    policy_overlap_name(d->overlap));
+	else if (strcmp(f, "misfire") == 0)
+		(void)snprintf(out, sizeof out, "%s",
+		    policy_misfire_name(d->misfire));
+	else if (strcmp(f, "recover") == 0)
+		(void)snprintf(out, sizeof out, "%s",
+		    policy_recover_name(d->recover));
+	else if (strcmp(f, "retry_on_exit") == 0)
+		return strdup(S(d->retry_on_exit));
+	else if (strcmp(f, "on_failure") == 0)
+		return strdup(S(d->on_failure));
+	else if (strcmp(f, "retry_codes") == 0) {
+		size_t off = 0;
+
+		for (i = 0; i < 256; i++) {
+			if (d->retry_codes[i / 8] >> (i % 8) & 1)
+				off += (size_t)snprintf(out + off,
+				    sizeof out - off, "%s%d", off ? "," : "",
+				    i);
+		}
+	} else if (strcmp(f, "retry_any") == 0)
+		(void)snprintf(out, sizeof out, "%d", d->retry_any);
+	else if (strcmp(f, "kill_signal") == 0)
+		(void)snprintf(out, sizeof out, "%d", d->kill_signal);
+	else if ((n = num_field(d, f)) != NULL)
+		(void)snprintf(out, sizeof out, "%lld", (long long)*n);
 	else if (strcmp(f, "cmdlen") == 0)
 		(void)snprintf(out, sizeof out, "%zu", strlen(S(d->command)));
 	else if (strcmp(f, "desclen") == 0)
@@ -1175,6 +1472,29 @@ static const struct hash_case hash_cases[] = {
 	{ "dst_gap", BASE "dst_gap = skip\n", 0, 0 },
 	{ "dst_fold", BASE "dst_fold = both\n", 0, 0 },
 	{ "dst_gap auto", BASE "dst_gap = auto\n", 1, 0 },
+	/* Policies decide what becomes of instants, not which they are. */
+	{ "overlap", BASE "overlap = queue\n", 1, 0 },
+	{ "overlap, the default", BASE "overlap = skip\n", 1, 0 },
+	{ "queue_limit", BASE "queue_limit = 7\n", 1, 0 },
+	{ "max_parallel", BASE "max_parallel = 9\n", 1, 0 },
+	{ "misfire", BASE "misfire = catch_up\n", 1, 0 },
+	{ "misfire_grace", BASE "misfire_grace = 5m\n", 1, 0 },
+	{ "catch_up_limit", BASE "catch_up_limit = 5\n", 1, 0 },
+	{ "retries", BASE "retries = 3\n", 1, 0 },
+	{ "retry_delay", BASE "retry_delay = 1m\n", 1, 0 },
+	{ "retry_delay_max", BASE "retry_delay_max = 2h\n", 1, 0 },
+	{ "retry_on_exit", BASE "retry_on_exit = 75\n", 1, 0 },
+	{ "timeout", BASE "timeout = 1h\n", 1, 0 },
+	{ "kill_signal", BASE "kill_signal = INT\n", 1, 0 },
+	{ "kill_grace", BASE "kill_grace = 30s\n", 1, 0 },
+	{ "recover", BASE "recover = abandon\n", 1, 0 },
+	{ "on_failure", BASE "on_failure = mail root\n", 1, 0 },
+	{ "on_failure_timeout", BASE "on_failure_timeout = 1m\n", 1, 0 },
+	{ "expect_success_within", BASE "expect_success_within = 2d\n", 1,
+	    0 },
+	{ "every policy key", BASE "overlap = allow\nmisfire = skip\n"
+	    "retries = 5\ntimeout = 10m\nrecover = abandon\n"
+	    "kill_signal = KILL\nretry_on_exit = 1,2\n", 1, 0 },
 };
 
 static void
@@ -1374,6 +1694,10 @@ test_key_table(void)
 		{ CONF_SEC_JOB, "timezone", 1 },
 		{ CONF_SEC_JOB, "environment", 1 },
 		{ CONF_SEC_JOB, "lease", 0 },
+		{ CONF_SEC_JOB, "overlap", 1 },
+		{ CONF_SEC_JOB, "retry_on_exit", 1 },
+		{ CONF_SEC_JOB, "expect_success_within", 1 },
+		{ CONF_SEC_DAEMON, "overlap", 0 },
 		{ CONF_SEC_JOB, "Command", 0 },
 		{ CONF_SEC_JOB, "", 0 },
 	};

@@ -1,9 +1,12 @@
 /*
- * test_store.c -- unit tests of the SQLite store: schema creation and
- * versioning, refusal of foreign files, job state, the claim protocol
- * (one row per instance, origins kept apart, queued instances), attempts
- * and their end, decisions, leases, interrupted runs, queued runs, meta
- * values, and a database held busy by another connection.
+ * test_store.c -- unit tests of the SQLite store: schema creation,
+ * versioning and the 1 -> 2 migration, refusal of foreign files, job
+ * state, the claim protocol (one row per instance, origins kept apart,
+ * queued instances, expired leases), attempts and their end (retrying,
+ * interrupted), the instances found at startup in each status, claims by
+ * row (retry, recover, queued), skipped instances, settling waiting
+ * instances, the last success, decisions, leases, meta values, and a
+ * database held busy by another connection.
  *
  * Every subtest uses a fresh database file in a temporary directory and
  * checks what the store wrote with its own sqlite3 connection to the same
@@ -23,6 +26,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store_schema.h"
 
 #include "t.h"
 
@@ -37,6 +41,16 @@ static char *
 db_path(char *buf, size_t len)
 {
 	(void)snprintf(buf, len, "%s/%d.db", tmpdir, ++dbseq);
+	return buf;
+}
+
+/* A subtest name "a: b" (valid until the next call). */
+static const char *
+sub(const char *a, const char *b)
+{
+	static char buf[160];
+
+	(void)snprintf(buf, sizeof buf, "%s: %s", a, b);
 	return buf;
 }
 
@@ -127,10 +141,14 @@ exec_sql(const char *path, const char *sql)
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* A claim in one transaction; the result of store_run_claim. */
+/*
+ * A claim in one transaction at now_ms, leased until lease_until; the
+ * result of store_run_claim.
+ */
 static int
-claim(struct store *s, const char *job, int64_t when, const char *origin,
-    const char *owner, struct store_claimed *out)
+claim_at(struct store *s, const char *job, int64_t when, const char *origin,
+    const char *owner, int64_t now_ms, int64_t lease_until,
+    struct store_claimed *out)
 {
 	struct store_claim	c;
 	int			rc;
@@ -141,8 +159,8 @@ claim(struct store *s, const char *job, int64_t when, const char *origin,
 	c.origin = origin;
 	c.trigger = strcmp(origin, "reboot") == 0 ? "schedule" : origin;
 	c.owner = owner;
-	c.now_ms = NOW_MS;
-	c.lease_until = T0 + 60;
+	c.now_ms = now_ms;
+	c.lease_until = lease_until;
 	memset(out, 0, sizeof *out);
 	if (store_begin(s) == -1)
 		return -9;
@@ -157,15 +175,30 @@ claim(struct store *s, const char *job, int64_t when, const char *origin,
 	return rc;
 }
 
+/* A claim at NOW_MS leased until T0 + 60. */
+static int
+claim(struct store *s, const char *job, int64_t when, const char *origin,
+    const char *owner, struct store_claimed *out)
+{
+	return claim_at(s, job, when, origin, owner, NOW_MS, T0 + 60, out);
+}
+
 static const struct sql_check schema_checks[] = {
-	{ "PRAGMA user_version", "1" },
+	{ "PRAGMA user_version", "3" },
 	{ "PRAGMA journal_mode", "wal" },
 	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
 	    "sqlite_master WHERE type = 'table' ORDER BY name)",
 	    "attempts decisions jobs meta runs" },
 	{ "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name "
-	    "IN ('runs_job', 'runs_active', 'decisions_job')", "3" },
+	    "IN ('runs_job', 'runs_active', 'decisions_job', "
+	    "'runs_retrying')", "4" },
 	{ "SELECT count(*) FROM runs", "0" },
+	{ "SELECT group_concat(name, ' ') FROM pragma_table_info('runs') "
+	    "WHERE name IN ('retry_at', 'detail')", "retry_at detail" },
+	{ "SELECT count(*) FROM pragma_table_info('jobs') WHERE name = "
+	    "'overdue_alerted'", "1" },
+	{ "SELECT count(*) FROM pragma_table_info('attempts') WHERE name = "
+	    "'pid_start'", "1" },
 };
 
 /* Schema, reopening, newer versions and foreign files. */
@@ -212,13 +245,13 @@ test_open(void)
 
 	T_RUN("newer schema refused");
 	db_path(path, sizeof path);
-	T_EQ_INT(exec_sql(path, "CREATE TABLE x (a); PRAGMA user_version = 2"),
+	T_EQ_INT(exec_sql(path, "CREATE TABLE x (a); PRAGMA user_version = 4"),
 	    0);
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
-	(void)snprintf(want, sizeof want, "%s: schema version 2 is newer than "
-	    "this tickd understands (1): downgrade is not supported", path);
+	(void)snprintf(want, sizeof want, "%s: schema version 4 is newer than "
+	    "this tickd understands (3): downgrade is not supported", path);
 	T_EQ_STR(cause, want);
 	free(cause);
 	store_close(s);
@@ -259,20 +292,25 @@ struct job_case {
 	int64_t		 planned;
 	int		 paused;
 	const char	*boot_id;
-	const char	*row;		/* hash planned boot_id, as stored */
+	int64_t		 alerted;	/* overdue_alerted, -1: none */
+	const char	*row;		/* hash planned boot_id alerted, as
+					   stored */
 };
 
 static const struct job_case job_cases[] = {
-	{ "a", 0x0123456789abcdefULL, T0, 0, "",
-	    "0123456789abcdef 1805007600 NULL" },
+	{ "a", 0x0123456789abcdefULL, T0, 0, "", -1,
+	    "0123456789abcdef 1805007600 NULL NULL" },
 	{ "b", 0xffffffffffffffffULL, -1, 1,
-	    "5d2f8b8e-2a5e-4a51-9c3b-0e7a3f1f5c11",
-	    "ffffffffffffffff NULL 5d2f8b8e-2a5e-4a51-9c3b-0e7a3f1f5c11" },
-	{ "c", 1, 0, 0, "x", "0000000000000001 0 x" },
-	{ "a", 7, T0 + 3600, 1, "boot2",			/* update */
-	    "0000000000000007 1805011200 boot2" },
-	{ "with space and ünïcode", 99, 12, 0, "",
-	    "0000000000000063 12 NULL" },
+	    "5d2f8b8e-2a5e-4a51-9c3b-0e7a3f1f5c11", NOW_MS,
+	    "ffffffffffffffff NULL 5d2f8b8e-2a5e-4a51-9c3b-0e7a3f1f5c11 "
+	    "1805007601234" },
+	{ "c", 1, 0, 0, "x", 0, "0000000000000001 0 x 0" },
+	{ "a", 7, T0 + 3600, 1, "boot2", NOW_MS + 1,		/* update */
+	    "0000000000000007 1805011200 boot2 1805007601235" },
+	{ "a", 7, T0 + 3600, 1, "boot2", -1,		/* alert cleared */
+	    "0000000000000007 1805011200 boot2 NULL" },
+	{ "with space and ünïcode", 99, 12, 0, "", -1,
+	    "0000000000000063 12 NULL NULL" },
 };
 
 /* Collect job ids. */
@@ -291,7 +329,7 @@ test_jobs(void)
 {
 	struct store		*s;
 	struct store_job	 in, out;
-	char			 path[256], sql[256], ids[512];
+	char			 path[256], sql[320], ids[512];
 	struct sql_check	 c[2];
 	size_t			 i;
 
@@ -307,6 +345,7 @@ test_jobs(void)
 		in.paused = jc->paused;
 		(void)snprintf(in.boot_id, sizeof in.boot_id, "%s",
 		    jc->boot_id);
+		in.overdue_alerted = jc->alerted;
 		T_EQ_INT(store_job_put(s, jc->job, &in, NOW_MS + (int64_t)i),
 		    0);
 		memset(&out, 0x55, sizeof out);
@@ -315,10 +354,11 @@ test_jobs(void)
 		T_EQ_TIME(out.planned, jc->planned);
 		T_EQ_INT(out.paused, jc->paused);
 		T_EQ_STR(out.boot_id, jc->boot_id);
+		T_EQ_INT(out.overdue_alerted, jc->alerted);
 		(void)snprintf(sql, sizeof sql, "SELECT sched_hash || ' ' || "
 		    "coalesce(planned, 'NULL') || ' ' || coalesce(boot_id, "
-		    "'NULL') || ' ' || updated_at FROM jobs WHERE job = '%s'",
-		    jc->job);
+		    "'NULL') || ' ' || coalesce(overdue_alerted, 'NULL') || "
+		    "' ' || updated_at FROM jobs WHERE job = '%s'", jc->job);
 		c[0].sql = sql;
 		(void)snprintf(ids, sizeof ids, "%s %" PRId64, jc->row,
 		    NOW_MS + (int64_t)i);
@@ -330,6 +370,7 @@ test_jobs(void)
 	memset(&out, 0x55, sizeof out);
 	T_EQ_INT(store_job_get(s, "nosuchjob", &out), 0);
 	T_EQ_TIME(out.planned, -1);
+	T_EQ_INT(out.overdue_alerted, -1);
 	T_TRUE(out.sched_hash == 0 && out.paused == 0 && out.boot_id[0] == 0);
 
 	T_RUN("job ids");
@@ -445,6 +486,7 @@ static const struct sql_check queue_checks_before[] = {
 	    "coalesce(owner, 'NULL') FROM runs WHERE job = 'q'",
 	    "queued max_running 0 NULL" },
 	{ "SELECT count(*) FROM attempts", "0" },
+	{ "SELECT detail FROM runs WHERE job = 'q'", "waiting for a slot" },
 };
 
 static const struct sql_check queue_checks_after[] = {
@@ -453,18 +495,58 @@ static const struct sql_check queue_checks_after[] = {
 	    "running NULL 1 owner-1" },
 	{ "SELECT count(*) FROM runs", "1" },
 	{ "SELECT count(*) FROM attempts", "1" },
+	/*
+	 * Why it waited no longer holds once it runs: the claim clears the
+	 * reason, and must clear the detail with it (store_run_claim_id
+	 * does).
+	 */
+	{ "SELECT coalesce(detail, 'NULL') FROM runs WHERE job = 'q'",
+	    "NULL" },
 };
 
-/* Collect queued instances as "job@at/origin/trigger ". */
-static void
-collect_queued(const char *job, int64_t when, const char *origin,
-    const char *trigger, void *arg)
-{
-	char *buf = arg;
+#define FOUND_BUFSZ	2048
 
-	(void)snprintf(buf + strlen(buf), 512 - strlen(buf),
-	    "%s%s@%" PRId64 "/%s/%s", *buf ? " " : "", job, when - T0, origin,
-	    trigger);
+/* A value of struct store_found as text: "-" for -1, else v - base. */
+static void
+found_num(char *buf, size_t len, int64_t v, int64_t base)
+{
+	if (v == -1)
+		(void)snprintf(buf, len, "-");
+	else
+		(void)snprintf(buf, len, "%" PRId64, v - base);
+}
+
+/*
+ * Collect found instances (FOUND_BUFSZ bytes at arg), separated by blanks,
+ * as "job@at/origin/trigger/status/reason/attempt/pid/pid_start/started/
+ * retry_at" with at - T0 in seconds, started and retry_at - NOW_MS in ms,
+ * "-" for none; the run id must be the one of (job, at, origin).
+ */
+static void
+collect_found(const struct store_found *f, void *arg)
+{
+	char	*buf = arg, id[STORE_RUN_ID_MAX], pid[24], ps[24], st[24];
+	char	 ra[24];
+
+	store_run_id(f->job, f->scheduled_at, f->origin, id, sizeof id);
+	T_EQ_STR(f->run_id, id);
+	T_TRUE(f->rowid > 0);
+	found_num(pid, sizeof pid, f->pid, 0);
+	found_num(ps, sizeof ps, f->pid_start, 0);
+	found_num(st, sizeof st, f->started_ms, NOW_MS);
+	found_num(ra, sizeof ra, f->retry_at, NOW_MS);
+	(void)snprintf(buf + strlen(buf), FOUND_BUFSZ - strlen(buf),
+	    "%s%s@%" PRId64 "/%s/%s/%s/%s/%d/%s/%s/%s/%s", *buf ? " " : "",
+	    f->job, f->scheduled_at - T0, f->origin, f->trigger, f->status,
+	    f->reason != NULL ? f->reason : "-", f->attempt, pid, ps, st, ra);
+}
+
+/* store_runs_found of one status into buf (FOUND_BUFSZ); its result. */
+static int
+found(struct store *s, const char *status, char *buf)
+{
+	buf[0] = '\0';
+	return store_runs_found(s, status, collect_found, buf);
 }
 
 /* Queued instances, inserted in this order, come back oldest first. */
@@ -472,16 +554,27 @@ struct queued_case {
 	const char	*job;
 	int64_t		 dt;		/* scheduled_at - T0 */
 	const char	*origin;
+	const char	*reason;
+	const char	*detail;
 	int		 want;
 };
 
 static const struct queued_case queued_cases[] = {
-	{ "c", 120, "schedule", 1 },
-	{ "a", 60, "schedule", 1 },
-	{ "b", 60, "manual", 1 },
-	{ "d", 0, "schedule", 1 },
-	{ "a", 60, "schedule", 0 },	/* exists */
-	{ "e", 180, "reboot", 1 },
+	{ "c", 120, "schedule", "max_running", NULL, 1 },
+	{ "a", 60, "schedule", "max_running", NULL, 1 },
+	{ "b", 60, "manual", NULL, NULL, 1 },
+	{ "d", 0, "schedule", "overlap", "behind d@2027-03-14T06:59:00Z", 1 },
+	{ "a", 60, "schedule", "overlap", "x", 0 },	/* exists */
+	{ "e", 180, "reboot", "catch_up", NULL, 1 },
+};
+
+/* The reason and detail of a queued row as given (the first one wins). */
+static const struct sql_check queued_detail_checks[] = {
+	{ "SELECT group_concat(job || '=' || coalesce(reason, 'NULL') || '/' "
+	    "|| coalesce(detail, 'NULL'), ' ') FROM (SELECT * FROM runs ORDER "
+	    "BY id)", "c=max_running/NULL a=max_running/NULL b=NULL/NULL "
+	    "d=overlap/behind d@2027-03-14T06:59:00Z e=catch_up/NULL" },
+	{ "SELECT count(*) FROM attempts", "0" },
 };
 
 static void
@@ -490,7 +583,7 @@ test_queue(void)
 	struct store		*s;
 	struct store_claim	 c;
 	struct store_claimed	 out;
-	char			 path[256], buf[512];
+	char			 path[256], buf[FOUND_BUFSZ];
 	size_t			 i;
 
 	T_RUN("queue then claim");
@@ -504,25 +597,29 @@ test_queue(void)
 	c.owner = "owner-1";
 	c.now_ms = NOW_MS;
 	c.lease_until = T0 + 60;
+	c.reason = "max_running";
+	c.detail = "waiting for a slot";
 	T_EQ_INT(store_begin(s), 0);
 	T_EQ_INT(store_run_queue(s, &c), 1);
 	T_EQ_INT(store_run_queue(s, &c), 0);
 	T_EQ_INT(store_commit(s), 0);
-	check_sql(path, queue_checks_before, 2);
-	buf[0] = '\0';
-	T_EQ_INT(store_runs_queued(s, collect_queued, buf), 0);
-	T_EQ_STR(buf, "q@0/schedule/schedule");
+	check_sql(path, queue_checks_before, 3);
+	T_EQ_INT(found(s, "queued", buf), 0);
+	T_EQ_STR(buf, "q@0/schedule/schedule/queued/max_running/0/-/-/-/-");
 	T_EQ_INT(claim(s, "q", T0, "schedule", "owner-1", &out), 1);
 	T_EQ_INT(out.attempt, 1);
 	T_EQ_STR(out.run_id, "q@2027-03-14T07:00:00Z");
-	check_sql(path, queue_checks_after, 3);
+	T_EQ_INT(found(s, "queued", buf), 0);
+	T_EQ_STR(buf, "");
+	T_EQ_INT(found(s, "running", buf), 0);
+	T_EQ_STR(buf, "q@0/schedule/schedule/running/-/1/-/-/-/-");
+	check_sql(path, queue_checks_after, 4);
 	/* A running instance is neither queued again nor claimed again. */
 	T_EQ_INT(store_begin(s), 0);
 	T_EQ_INT(store_run_queue(s, &c), 0);
 	T_EQ_INT(store_commit(s), 0);
 	T_EQ_INT(claim(s, "q", T0, "schedule", "owner-2", &out), 0);
-	buf[0] = '\0';
-	T_EQ_INT(store_runs_queued(s, collect_queued, buf), 0);
+	T_EQ_INT(found(s, "queued", buf), 0);
 	T_EQ_STR(buf, "");
 	store_close(s);
 
@@ -535,14 +632,18 @@ test_queue(void)
 		c.scheduled_at = T0 + queued_cases[i].dt;
 		c.origin = queued_cases[i].origin;
 		c.trigger = "catch_up";
+		c.reason = queued_cases[i].reason;
+		c.detail = queued_cases[i].detail;
 		T_EQ_INT(store_run_queue(s, &c), queued_cases[i].want);
 	}
 	T_EQ_INT(store_commit(s), 0);
-	buf[0] = '\0';
-	T_EQ_INT(store_runs_queued(s, collect_queued, buf), 0);
-	T_EQ_STR(buf, "d@0/schedule/catch_up a@60/schedule/catch_up "
-	    "b@60/manual/catch_up c@120/schedule/catch_up "
-	    "e@180/reboot/catch_up");
+	T_EQ_INT(found(s, "queued", buf), 0);
+	T_EQ_STR(buf, "d@0/schedule/catch_up/queued/overlap/0/-/-/-/- "
+	    "a@60/schedule/catch_up/queued/max_running/0/-/-/-/- "
+	    "b@60/manual/catch_up/queued/-/0/-/-/-/- "
+	    "c@120/schedule/catch_up/queued/max_running/0/-/-/-/- "
+	    "e@180/reboot/catch_up/queued/catch_up/0/-/-/-/-");
+	check_sql(path, queued_detail_checks, 2);
 	store_close(s);
 }
 
@@ -551,6 +652,7 @@ struct end_case {
 	const char	*name;
 	int		 started;	/* store_attempt_started called */
 	pid_t		 pid;
+	int64_t		 pid_start;	/* -1: unknown */
 	int64_t		 started_ms;	/* -1: never started */
 	int64_t		 lateness_ms;
 	int64_t		 finished_ms;
@@ -560,36 +662,67 @@ struct end_case {
 	const char	*reason;
 	const char	*outcome;
 	const char	*error;
-	const char	*attempt_row;	/* pid started finished lateness
-					   duration exit signal outcome error */
+	int64_t		 retry_at;	/* -1: none */
+	const char	*detail;
+	const char	*attempt_row;	/* pid pid_start started finished
+					   lateness duration exit signal
+					   outcome error */
 	const char	*run_row;	/* status reason started finished exit
-					   signal owner lease attempts */
+					   signal owner lease attempts
+					   retry_at detail */
 };
 
 static const struct end_case end_cases[] = {
-	{ "exit 0", 1, 4242, NOW_MS + 10, 1510, NOW_MS + 2010, 0, -1,
-	    "succeeded", "exit", "exit", NULL,
-	    "4242 1805007601244 1805007603244 1510 2000 0 NULL exit NULL",
-	    "succeeded exit 1805007601244 1805007603244 0 NULL NULL NULL 1" },
-	{ "exit 3", 1, 77, NOW_MS, 0, NOW_MS + 5, 3, -1,
-	    "failed", "exit", "exit", NULL,
-	    "77 1805007601234 1805007601239 0 5 3 NULL exit NULL",
-	    "failed exit 1805007601234 1805007601239 3 NULL NULL NULL 1" },
-	{ "killed by signal 9", 1, 99, NOW_MS, 250, NOW_MS + 60000, -1, 9,
-	    "failed", "signal", "signal", NULL,
-	    "99 1805007601234 1805007661234 250 60000 NULL 9 signal NULL",
-	    "failed signal 1805007601234 1805007661234 NULL 9 NULL NULL 1" },
-	{ "spawn failure", 0, 0, -1, 20, NOW_MS + 20, -1, -1,
+	{ "exit 0", 1, 4242, 123456789, NOW_MS + 10, 1510, NOW_MS + 2010, 0,
+	    -1, "succeeded", "exit", "exit", NULL, -1, NULL,
+	    "4242 123456789 1805007601244 1805007603244 1510 2000 0 NULL exit "
+	    "NULL",
+	    "succeeded exit 1805007601244 1805007603244 0 NULL NULL NULL 1 "
+	    "NULL NULL" },
+	{ "exit 3", 1, 77, -1, NOW_MS, 0, NOW_MS + 5, 3, -1,
+	    "failed", "exit", "exit", NULL, -1, "exit 3 is not retried",
+	    "77 NULL 1805007601234 1805007601239 0 5 3 NULL exit NULL",
+	    "failed exit 1805007601234 1805007601239 3 NULL NULL NULL 1 NULL "
+	    "exit 3 is not retried" },
+	{ "killed by signal 9", 1, 99, 0, NOW_MS, 250, NOW_MS + 60000, -1, 9,
+	    "failed", "signal", "signal", NULL, -1, NULL,
+	    "99 0 1805007601234 1805007661234 250 60000 NULL 9 signal NULL",
+	    "failed signal 1805007601234 1805007661234 NULL 9 NULL NULL 1 "
+	    "NULL NULL" },
+	{ "spawn failure", 0, 0, -1, -1, 20, NOW_MS + 20, -1, -1,
 	    "failed", "spawn", "spawn",
+	    "exec /bin/sh: No such file or directory", -1, NULL,
+	    "NULL NULL NULL 1805007601254 20 NULL NULL NULL spawn "
 	    "exec /bin/sh: No such file or directory",
-	    "NULL NULL 1805007601254 20 NULL NULL NULL spawn "
-	    "exec /bin/sh: No such file or directory",
-	    "failed spawn NULL 1805007601254 NULL NULL NULL NULL 1" },
-	{ "started, end without started_ms", 1, 5, -1, 7, NOW_MS + 30, 0,
-	    -1, "succeeded", NULL, "exit", NULL,
-	    "5 1805007601234 1805007601264 7 NULL 0 NULL exit NULL",
+	    "failed spawn NULL 1805007601254 NULL NULL NULL NULL 1 NULL "
+	    "NULL" },
+	{ "started, end without started_ms", 1, 5, INT64_C(4611686018427387904),
+	    -1, 7, NOW_MS + 30, 0, -1, "succeeded", NULL, "exit", NULL, -1,
+	    NULL,
+	    "5 4611686018427387904 1805007601234 1805007601264 7 NULL 0 NULL "
+	    "exit NULL",
 	    /* The run's start comes from store_attempt_started. */
-	    "succeeded NULL 1805007601234 1805007601264 0 NULL NULL NULL 1" },
+	    "succeeded NULL 1805007601234 1805007601264 0 NULL NULL NULL 1 "
+	    "NULL NULL" },
+	/* A transient failure: the instance waits for its next attempt. */
+	{ "retrying", 1, 4343, 777, NOW_MS, 0, NOW_MS + 1000, 75, -1,
+	    "retrying", "exit", "exit", NULL, NOW_MS + 31000,
+	    "attempt 2 of 4 in 30s",
+	    "4343 777 1805007601234 1805007602234 0 1000 75 NULL exit NULL",
+	    "retrying exit 1805007601234 1805007602234 75 NULL NULL NULL 1 "
+	    "1805007632234 attempt 2 of 4 in 30s" },
+	{ "timed out", 1, 4444, 778, NOW_MS, 0, NOW_MS + 10000, -1, 15,
+	    "failed", "timeout", "timeout", NULL, -1, "killed after 10s",
+	    "4444 778 1805007601234 1805007611234 0 10000 NULL 15 timeout "
+	    "NULL",
+	    "failed timeout 1805007601234 1805007611234 NULL 15 NULL NULL 1 "
+	    "NULL killed after 10s" },
+	{ "interrupted", 1, 4545, 779, NOW_MS, 0, NOW_MS + 500, -1, -1,
+	    "interrupted", "daemon stopped", "interrupted", NULL, -1, NULL,
+	    "4545 779 1805007601234 1805007601734 0 500 NULL NULL interrupted "
+	    "NULL",
+	    "interrupted daemon stopped 1805007601234 1805007601734 NULL NULL "
+	    "NULL NULL 1 NULL NULL" },
 };
 
 #define COL(x)	"coalesce(" x ", 'NULL')"
@@ -616,8 +749,9 @@ test_attempts(void)
 		if (ec->started) {
 			T_EQ_INT(store_begin(s), 0);
 			T_EQ_INT(store_attempt_started(s, cl.rowid,
-			    cl.attempt, ec->pid, ec->started_ms != -1 ?
-			    ec->started_ms : NOW_MS, ec->lateness_ms), 0);
+			    cl.attempt, ec->pid, ec->pid_start,
+			    ec->started_ms != -1 ? ec->started_ms : NOW_MS,
+			    ec->lateness_ms), 0);
 			T_EQ_INT(store_commit(s), 0);
 		}
 		memset(&e, 0, sizeof e);
@@ -632,11 +766,14 @@ test_attempts(void)
 		e.exit_status = ec->exit_status;
 		e.signal = ec->signal;
 		e.error = ec->error;
+		e.retry_at = ec->retry_at;
+		e.detail = ec->detail;
 		T_EQ_INT(store_begin(s), 0);
 		T_EQ_INT(store_attempt_end(s, &e), 0);
 		T_EQ_INT(store_commit(s), 0);
 		(void)snprintf(sql1, sizeof sql1, "SELECT " COL("pid")
-		    " || ' ' || " COL("started_at") " || ' ' || "
+		    " || ' ' || " COL("pid_start") " || ' ' || "
+		    COL("started_at") " || ' ' || "
 		    COL("finished_at") " || ' ' || " COL("lateness_ms")
 		    " || ' ' || " COL("duration_ms") " || ' ' || "
 		    COL("exit_status") " || ' ' || " COL("signal") " || ' ' || "
@@ -647,14 +784,19 @@ test_attempts(void)
 		    COL("finished_at") " || ' ' || " COL("exit_status")
 		    " || ' ' || " COL("signal") " || ' ' || " COL("owner")
 		    " || ' ' || " COL("lease_until") " || ' ' || attempts "
-		    "FROM runs WHERE id = %" PRId64, cl.rowid);
+		    "|| ' ' || " COL("retry_at") " || ' ' || " COL("detail")
+		    " FROM runs WHERE id = %" PRId64, cl.rowid);
 		c[0].sql = sql1;
 		c[0].want = ec->attempt_row;
 		c[1].sql = sql2;
 		c[1].want = ec->run_row;
 		c[2].sql = NULL;
 		check_sql(path, c, 3);
-		/* An ended instance cannot be claimed again. */
+		/*
+		 * An ended instance cannot be claimed again by a scheduled
+		 * claim: neither a finished one nor one that waits for its
+		 * retry or its recovery (those are claimed by row).
+		 */
 		T_EQ_INT(claim(s, "job", T0 + (int64_t)i * 60, "schedule",
 		    "owner-2", &cl), 0);
 	}
@@ -724,17 +866,29 @@ static const struct sql_check lease_checks[] = {
 	    "q=NULL stale=1805007660" },
 };
 
-static const struct sql_check interrupt_checks[] = {
-	{ "SELECT group_concat(job || '=' || status || '/' || "
-	    COL("reason") " || '/' || " COL("owner") " || '/' || "
-	    COL("lease_until") " || '/' || " COL("finished_at") ", ' ') "
-	    "FROM (SELECT * FROM runs ORDER BY id)",
-	    "a1=interrupted/daemon restarted/NULL/NULL/1805007700000 "
-	    "a2=interrupted/daemon restarted/NULL/NULL/1805007700000 "
-	    "b1=interrupted/daemon restarted/NULL/NULL/1805007700000 "
-	    "done=succeeded/exit/NULL/NULL/1805007601234 "
-	    "q=queued/max_running/NULL/NULL/NULL "
-	    "stale=failed/NULL/owner-1/1805007660/NULL" },
+/*
+ * A claim of a running instance whose lease has expired (its owner is
+ * gone): at now_s (seconds after T0), leased until T0 + 60 by owner-1.
+ */
+struct expiry_case {
+	const char	*name;
+	int64_t		 now_ms;	/* ms after T0 * 1000 */
+	int		 want;
+	int		 attempt;	/* the claim's attempt */
+	const char	*row;		/* status attempts owner lease */
+};
+
+static const struct expiry_case expiry_cases[] = {
+	{ "lease not expired", 59 * 1000, 0, 0,
+	    "running 1 owner-1 1805007660" },
+	{ "lease holds to the end of its second", 60 * 1000 + 999, 0, 0,
+	    "running 1 owner-1 1805007660" },
+	{ "lease expired", 61 * 1000, 1, 2, "running 2 owner-2 1805007781" },
+	/* The new owner's lease holds in turn. */
+	{ "new lease not expired", 62 * 1000, 0, 0,
+	    "running 2 owner-2 1805007781" },
+	{ "new lease expired", 182 * 1000, 1, 3,
+	    "running 3 owner-2 1805007902" },
 };
 
 static void
@@ -744,7 +898,9 @@ test_leases(void)
 	struct store_claimed	 cl;
 	struct store_claim	 c;
 	struct store_end	 e;
-	char			 path[256];
+	char			 path[256], buf[FOUND_BUFSZ];
+	int64_t			 first;
+	size_t			 i;
 
 	T_RUN("lease renew");
 	if ((s = fresh(path, sizeof path)) == NULL)
@@ -771,6 +927,7 @@ test_leases(void)
 	c.origin = "schedule";
 	c.trigger = "schedule";
 	c.now_ms = NOW_MS;
+	c.reason = "max_running";
 	T_EQ_INT(store_run_queue(s, &c), 1);
 	T_EQ_INT(store_commit(s), 0);
 	/* A row of owner-1 that is not running (set by hand). */
@@ -784,17 +941,908 @@ test_leases(void)
 	T_EQ_INT(store_commit(s), 0);
 	check_sql(path, lease_checks, 1);
 
-	T_RUN("runs interrupted");
+	store_close(s);
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	T_RUN("lease expiry: first claim");
+	T_EQ_INT(claim(s, "x", T0, "schedule", "owner-1", &cl), 1);
+	first = cl.rowid;
+	for (i = 0; i < sizeof expiry_cases / sizeof expiry_cases[0]; i++) {
+		const struct expiry_case *ec = &expiry_cases[i];
+		int64_t now_ms = T0 * 1000 + ec->now_ms;
+
+		T_RUN(ec->name);
+		T_EQ_INT(claim_at(s, "x", T0, "schedule", "owner-2", now_ms,
+		    now_ms / 1000 + 120, &cl), ec->want);
+		if (ec->want == 1) {
+			T_EQ_INT(cl.rowid, first);
+			T_EQ_INT(cl.attempt, ec->attempt);
+			T_EQ_STR(cl.run_id, "x@2027-03-14T07:00:00Z");
+		}
+		{
+			struct sql_check chk[] = {
+				{ "SELECT status || ' ' || attempts || ' ' || "
+				    "owner || ' ' || lease_until FROM runs",
+				    ec->row },
+				/* One attempt row per claim, numbered. */
+				{ "SELECT count(*) = max(attempt) AND "
+				    "max(attempt) = (SELECT attempts FROM "
+				    "runs) FROM attempts", "1" },
+				{ "SELECT count(*) FROM runs", "1" },
+			};
+			check_sql(path, chk, 3);
+		}
+	}
+	T_RUN("lease expiry: the newest attempt is the one found");
+	T_EQ_INT(found(s, "running", buf), 0);
+	T_EQ_STR(buf, "x@0/schedule/schedule/running/-/3/-/-/-/-");
+	store_close(s);
+}
+
+/* --- instances in every state ------------------------------------------ */
+
+/* The integer that sql gives on the file at path, or -2. */
+static int64_t
+qint(const char *path, const char *sql)
+{
+	sqlite3	*db = NULL;
+	char	 got[64], *end;
+	int64_t	 v = -2;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) ==
+	    SQLITE_OK) {
+		q(db, sql, got, sizeof got);
+		v = strtoll(got, &end, 10);
+		if (end == got || *end != '\0')
+			v = -2;
+	}
+	(void)sqlite3_close(db);
+	return v;
+}
+
+/* The rowid of the instance (job, "schedule", at), or -2. */
+static int64_t
+rowid_of(const char *path, const char *job, int64_t at)
+{
+	char sql[256];
+
+	(void)snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE job = '%s' "
+	    "AND origin = 'schedule' AND scheduled_at = %" PRId64, job, at);
+	return qint(path, sql);
+}
+
+/* End an attempt of rowid with a status (in a transaction); 0 or -1. */
+static int
+end_attempt(struct store *s, int64_t rowid, int attempt, const char *status,
+    const char *reason, int exit_status, int64_t started_ms,
+    int64_t finished_ms, int64_t retry_at)
+{
+	struct store_end e;
+
+	memset(&e, 0, sizeof e);
+	e.rowid = rowid;
+	e.attempt = attempt;
+	e.status = status;
+	e.reason = reason;
+	e.outcome = strcmp(status, "interrupted") == 0 ? "interrupted" :
+	    reason;
+	e.started_ms = started_ms;
+	e.finished_ms = finished_ms;
+	e.lateness_ms = 0;
+	e.exit_status = exit_status;
+	e.signal = -1;
+	e.retry_at = retry_at;
+	if (store_begin(s) == -1 || store_attempt_end(s, &e) == -1) {
+		(void)printf("  end: %s\n", store_error(s));
+		store_rollback(s);
+		return -1;
+	}
+	return store_commit(s);
+}
+
+/*
+ * Make the instance (job, "schedule", at) in a state through the store's
+ * own functions: queued (reason overlap), running (claimed by owner-1,
+ * started with pid 1000), retrying (exit 75, retry in 30s), interrupted
+ * (started, the daemon stopped), succeeded, failed (exit 1), skipped
+ * (reason overlap).  Returns its rowid, or -1 (reported).
+ */
+static int64_t
+make_instance(struct store *s, const char *path, const char *job,
+    int64_t at, const char *state)
+{
+	struct store_claim	c;
+	struct store_claimed	cl;
+	int			rc = 0;
+
+	memset(&c, 0, sizeof c);
+	c.job = job;
+	c.scheduled_at = at;
+	c.origin = "schedule";
+	c.trigger = "schedule";
+	c.owner = "owner-1";
+	c.now_ms = NOW_MS;
+	c.lease_until = T0 + 60;
+	c.reason = "overlap";
+	c.detail = "behind an earlier instance";
+	if (strcmp(state, "queued") == 0 || strcmp(state, "skipped") == 0) {
+		if (store_begin(s) == -1)
+			rc = -1;
+		else if ((strcmp(state, "queued") == 0 ?
+		    store_run_queue(s, &c) : store_run_skip(s, &c)) != 1) {
+			store_rollback(s);
+			rc = -1;
+		} else
+			rc = store_commit(s);
+	} else if (claim(s, job, at, "schedule", "owner-1", &cl) != 1)
+		rc = -1;
+	else if (strcmp(state, "running") == 0 ||
+	    strcmp(state, "retrying") == 0 ||
+	    strcmp(state, "interrupted") == 0) {
+		if (store_begin(s) == -1 || store_attempt_started(s, cl.rowid,
+		    cl.attempt, 1000, 42, NOW_MS, 0) == -1 ||
+		    store_commit(s) == -1)
+			rc = -1;
+		if (rc == 0 && strcmp(state, "retrying") == 0)
+			rc = end_attempt(s, cl.rowid, 1, "retrying", "exit", 75,
+			    NOW_MS, NOW_MS + 1000, NOW_MS + 31000);
+		if (rc == 0 && strcmp(state, "interrupted") == 0)
+			rc = end_attempt(s, cl.rowid, 1, "interrupted",
+			    "daemon stopped", -1, NOW_MS, NOW_MS + 2000, -1);
+	} else if (strcmp(state, "succeeded") == 0)
+		rc = end_attempt(s, cl.rowid, 1, "succeeded", "exit", 0, -1,
+		    NOW_MS + 3000, -1);
+	else if (strcmp(state, "failed") == 0)
+		rc = end_attempt(s, cl.rowid, 1, "failed", "exit", 1, -1,
+		    NOW_MS + 4000, -1);
+	else
+		rc = -1;
+	if (rc == -1) {
+		(void)printf("  cannot make %s %s: %s\n", state, job,
+		    store_error(s));
+		T_TRUE(0);
+		return -1;
+	}
+	return rowid_of(path, job, at);
+}
+
+/* --- migration ----------------------------------------------------------- */
+
+/* A version-1 database as the first release left it, with a run. */
+static const char *const v1_rows =
+    "PRAGMA user_version = 1;"
+    "INSERT INTO jobs (job, sched_hash, planned, paused, boot_id, "
+    "  updated_at) VALUES ('old', '00000000000000ff', 1805007600, 1, "
+    "  'boot-1', 1805007601234);"
+    "INSERT INTO runs (id, run_id, job, scheduled_at, origin, trigger, "
+    "  status, reason, attempts, owner, lease_until, created_at, "
+    "  started_at, finished_at, exit_status, signal) VALUES (7, "
+    "  'old@2027-03-14T07:00:00Z', 'old', 1805007600, 'schedule', "
+    "  'schedule', 'running', NULL, 1, 'owner-0', 1805007660, "
+    "  1805007601234, 1805007601300, NULL, NULL, NULL);"
+    "INSERT INTO attempts (run, attempt, trigger, pid, pid_start, "
+    "  started_at, lateness_ms) VALUES (7, 1, 'schedule', 4321, 8765, "
+    "  1805007601300, 66);"
+    "INSERT INTO runs (id, run_id, job, scheduled_at, origin, trigger, "
+    "  status, reason, attempts, created_at, finished_at, exit_status) "
+    "  VALUES (8, 'old@2027-03-14T06:00:00Z', 'old', 1805004000, "
+    "  'schedule', 'schedule', 'succeeded', 'exit', 1, 1805004000000, "
+    "  1805004005000, 0);"
+    "INSERT INTO decisions (job, decided_at, decision, reason, first_at, "
+    "  last_at, count, run) VALUES ('old', 1805007601234, 'skipped', "
+    "  'coalesced', 1805000000, 1805003600, 2, 8);";
+
+static const struct sql_check migrate_checks[] = {
+	{ "PRAGMA user_version", "3" },
+	/* The old rows, intact. */
+	{ "SELECT group_concat(id || ' ' || run_id || ' ' || status || ' ' || "
+	    "attempts || ' ' || coalesce(owner, 'NULL') || ' ' || "
+	    "coalesce(finished_at, 'NULL'), ', ') FROM (SELECT * FROM runs "
+	    "ORDER BY id)", "7 old@2027-03-14T07:00:00Z running 1 owner-0 "
+	    "NULL, 8 old@2027-03-14T06:00:00Z succeeded 1 NULL "
+	    "1805004005000" },
+	{ "SELECT pid || ' ' || pid_start || ' ' || lateness_ms FROM attempts",
+	    "4321 8765 66" },
+	{ "SELECT job || ' ' || sched_hash || ' ' || planned || ' ' || paused "
+	    "|| ' ' || boot_id FROM jobs", "old 00000000000000ff 1805007600 1 "
+	    "boot-1" },
+	{ "SELECT decision || ' ' || reason || ' ' || count || ' ' || run "
+	    "FROM decisions", "skipped coalesced 2 8" },
+	/* The new columns, empty for old rows; the new index. */
+	{ "SELECT count(*) FROM runs WHERE retry_at IS NULL AND detail IS "
+	    "NULL", "2" },
+	{ "SELECT coalesce(overdue_alerted, 'NULL') FROM jobs", "NULL" },
+	{ "SELECT coalesce(watch_since, 'NULL') FROM jobs", "NULL" },
+	{ "SELECT count(*) FROM attempts WHERE output_tail IS NULL", "1" },
+	{ "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = "
+	    "'runs_retrying'", "1" },
+	{ "PRAGMA integrity_check", "ok" },
+};
+
+static void
+test_migrate(void)
+{
+	struct store		*s;
+	struct store_job	 j;
+	sqlite3			*db = NULL;
+	char			 path[256], buf[FOUND_BUFSZ], *cause = NULL;
+	char			 want[512];
+	int			 i;
+
+	T_RUN("schema steps");
+	T_EQ_INT(store_schema_steps, STORE_SCHEMA_VERSION);
+
+	T_RUN("migrate 1 -> 2");
+	db_path(path, sizeof path);
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, store_schema[0], NULL, NULL, NULL),
+	    SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, v1_rows, NULL, NULL, NULL), SQLITE_OK);
+	(void)sqlite3_close(db);
+	for (i = 0; i < 2; i++) {	/* the second open has nothing to do */
+		s = store_open(path, 0, &cause);
+		if (!T_TRUE(s != NULL)) {
+			(void)printf("  %s\n", cause);
+			free(cause);
+			return;
+		}
+		check_sql(path, migrate_checks, sizeof migrate_checks /
+		    sizeof migrate_checks[0]);
+		/* The store works on the migrated rows. */
+		T_EQ_INT(store_job_get(s, "old", &j), 1);
+		T_EQ_TIME(j.planned, T0);
+		T_EQ_INT(j.paused, 1);
+		T_EQ_INT(j.overdue_alerted, -1);
+		T_EQ_STR(j.boot_id, "boot-1");
+		T_EQ_INT(found(s, "running", buf), 0);
+		T_EQ_STR(buf, "old@0/schedule/schedule/running/-/1/4321/8765/"
+		    "66/-");
+		T_EQ_INT(store_job_last_success(s, "old"), 1805004005000);
+		store_close(s);
+	}
+
+	/*
+	 * A step that fails leaves the database at its old version, with
+	 * nothing of the step applied.
+	 */
+	T_RUN("failed migration rolls back");
+	db_path(path, sizeof path);
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, store_schema[0], NULL, NULL, NULL),
+	    SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, "PRAGMA user_version = 1; ALTER TABLE runs "
+	    "ADD COLUMN detail TEXT", NULL, NULL, NULL), SQLITE_OK);
+	(void)sqlite3_close(db);
+	cause = NULL;
+	s = store_open(path, 0, &cause);
+	T_TRUE(s == NULL);
+	(void)snprintf(want, sizeof want, "%s: migrating the schema to version "
+	    "2: duplicate column name: detail", path);
+	T_EQ_STR(cause, want);
+	free(cause);
+	store_close(s);
+	{
+		static const struct sql_check c[] = {
+			{ "PRAGMA user_version", "1" },
+			{ "SELECT count(*) FROM pragma_table_info('runs') "
+			    "WHERE name = 'retry_at'", "0" },
+			{ "SELECT count(*) FROM pragma_table_info('jobs') "
+			    "WHERE name = 'overdue_alerted'", "0" },
+		};
+		check_sql(path, c, 3);
+	}
+}
+
+/* --- instances found at startup ------------------------------------------ */
+
+struct found_case {
+	const char	*status;
+	const char	*want;		/* as collect_found writes them */
+};
+
+static const struct found_case found_cases[] = {
+	/* Oldest first, ties by row; the newest attempt of each. */
+	{ "running", "run1@0/schedule/schedule/running/-/1/4242/987654321/10/- "
+	    "run3@0/schedule/schedule/running/-/2/200/-/60000/- "
+	    "run2@60/schedule/schedule/running/-/1/-/-/-/-" },
+	{ "queued", "q0@0/schedule/schedule/queued/overlap/0/-/-/-/- "
+	    "q1@120/schedule/schedule/queued/max_running/0/-/-/-/-" },
+	{ "retrying", "retry@0/schedule/schedule/retrying/exit/1/77/5/0/30000" },
+	{ "interrupted", "intr@0/manual/manual/interrupted/daemon stopped/1/"
+	    "-/-/-/- intr@60/schedule/schedule/interrupted/daemon stopped/1/"
+	    "88/6/5/-" },
+	{ "succeeded", "done@0/schedule/schedule/succeeded/exit/1/-/-/-/-" },
+	{ "skipped", "skip@0/schedule/schedule/skipped/overlap/0/-/-/-/-" },
+	{ "pending", "" },
+	{ "no such status", "" },
+};
+
+static void
+test_found(void)
+{
+	struct store		*s;
+	struct store_claimed	 cl;
+	struct store_claim	 c;
+	char			 path[256], buf[FOUND_BUFSZ];
+	size_t			 i;
+
+	T_RUN("found: setup");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	/* Running: started, never started, and claimed twice. */
+	T_EQ_INT(claim(s, "run1", T0, "schedule", "owner-1", &cl), 1);
+	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 4242,
+	    987654321, NOW_MS + 10, 10), 0);
+	T_EQ_INT(claim(s, "run2", T0 + 60, "schedule", "owner-1", &cl), 1);
+	T_EQ_INT(claim(s, "run3", T0, "schedule", "owner-1", &cl), 1);
+	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 100, 1,
+	    NOW_MS, 0), 0);
+	T_EQ_INT(claim_at(s, "run3", T0, "schedule", "owner-2",
+	    (T0 + 61) * 1000, T0 + 120, &cl), 1);
+	T_EQ_INT(cl.attempt, 2);
+	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 200, -1,
+	    NOW_MS + 60000, 0), 0);
+	/* Queued, the newer first. */
+	memset(&c, 0, sizeof c);
+	c.job = "q1";
+	c.scheduled_at = T0 + 120;
+	c.origin = "schedule";
+	c.trigger = "schedule";
+	c.now_ms = NOW_MS;
+	c.reason = "max_running";
 	T_EQ_INT(store_begin(s), 0);
-	T_EQ_INT(store_runs_interrupt(s, T0 * 1000 + 100000,
-	    "daemon restarted"), 3);
+	T_EQ_INT(store_run_queue(s, &c), 1);
+	c.job = "q0";
+	c.scheduled_at = T0;
+	c.reason = "overlap";
+	T_EQ_INT(store_run_queue(s, &c), 1);
 	T_EQ_INT(store_commit(s), 0);
-	check_sql(path, interrupt_checks, 1);
+	/* Retrying. */
+	T_EQ_INT(claim(s, "retry", T0, "schedule", "owner-1", &cl), 1);
+	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 77, 5,
+	    NOW_MS, 0), 0);
+	T_EQ_INT(end_attempt(s, cl.rowid, 1, "retrying", "exit", 75, NOW_MS,
+	    NOW_MS + 500, NOW_MS + 30000), 0);
+	/* Interrupted: one started, one (manual) never started. */
+	T_EQ_INT(claim(s, "intr", T0 + 60, "schedule", "owner-1", &cl), 1);
+	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 88, 6,
+	    NOW_MS + 5, 0), 0);
+	T_EQ_INT(end_attempt(s, cl.rowid, 1, "interrupted", "daemon stopped",
+	    -1, NOW_MS + 5, NOW_MS + 900, -1), 0);
+	T_EQ_INT(claim(s, "intr", T0, "manual", "owner-1", &cl), 1);
+	T_EQ_INT(end_attempt(s, cl.rowid, 1, "interrupted", "daemon stopped",
+	    -1, -1, NOW_MS + 900, -1), 0);
+	/* Settled. */
+	T_EQ_INT(claim(s, "done", T0, "schedule", "owner-1", &cl), 1);
+	T_EQ_INT(end_attempt(s, cl.rowid, 1, "succeeded", "exit", 0, -1,
+	    NOW_MS + 100, -1), 0);
+	c.job = "skip";
+	c.scheduled_at = T0;
 	T_EQ_INT(store_begin(s), 0);
-	T_EQ_INT(store_runs_interrupt(s, T0 * 1000 + 200000, "again"), 0);
+	T_EQ_INT(store_run_skip(s, &c), 1);
 	T_EQ_INT(store_commit(s), 0);
-	/* An interrupted instance is not claimed again. */
-	T_EQ_INT(claim(s, "a1", T0, "schedule", "owner-3", &cl), 0);
+
+	for (i = 0; i < sizeof found_cases / sizeof found_cases[0]; i++) {
+		T_RUN(sub("found", found_cases[i].status));
+		T_EQ_INT(found(s, found_cases[i].status, buf), 0);
+		T_EQ_STR(buf, found_cases[i].want);
+	}
+	/* The statement is reusable: the same answer twice. */
+	T_RUN("found twice");
+	T_EQ_INT(found(s, "running", buf), 0);
+	T_EQ_STR(buf, found_cases[0].want);
+	store_close(s);
+}
+
+/* --- claim by row: retries, queued and interrupted instances ------------- */
+
+struct claim_id_case {
+	const char	*state;		/* make_instance */
+	const char	*trigger;
+	int		 want;
+	int		 attempt;	/* of the claim */
+	const char	*row;		/* status reason detail retry_at owner
+					   lease attempts trigger */
+};
+
+static const struct claim_id_case claim_id_cases[] = {
+	{ "queued", "schedule", 1, 1,
+	    "running NULL NULL NULL owner-2 1805007720 1 schedule" },
+	{ "retrying", "retry", 1, 2,
+	    "running NULL NULL NULL owner-2 1805007720 2 retry" },
+	{ "interrupted", "recover", 1, 2,
+	    "running NULL NULL NULL owner-2 1805007720 2 recover" },
+	/* Not waiting: untouched. */
+	{ "running", "retry", 0, 0,
+	    "running NULL NULL NULL owner-1 1805007660 1 schedule" },
+	{ "succeeded", "retry", 0, 0,
+	    "succeeded exit NULL NULL NULL NULL 1 schedule" },
+	{ "failed", "retry", 0, 0,
+	    "failed exit NULL NULL NULL NULL 1 schedule" },
+	{ "skipped", "retry", 0, 0, "skipped overlap behind an earlier "
+	    "instance NULL NULL NULL 0 schedule" },
+};
+
+static void
+test_claim_id(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct store_claimed	 cl;
+	char			 path[256], job[64], sql[512], want[128];
+	int64_t			 rowid;
+	size_t			 i;
+	int			 rc;
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof claim_id_cases / sizeof claim_id_cases[0];
+	    i++) {
+		const struct claim_id_case *cc = &claim_id_cases[i];
+
+		T_RUN(sub("claim by row", cc->state));
+		(void)snprintf(job, sizeof job, "id-%s", cc->state);
+		if ((rowid = make_instance(s, path, job, T0, cc->state)) < 0)
+			continue;
+		memset(&c, 0, sizeof c);
+		c.trigger = cc->trigger;
+		c.owner = "owner-2";
+		c.now_ms = NOW_MS + 60000;
+		c.lease_until = T0 + 120;
+		memset(&cl, 0, sizeof cl);
+		T_EQ_INT(store_begin(s), 0);
+		rc = store_run_claim_id(s, rowid, &c, &cl);
+		T_EQ_INT(store_commit(s), 0);
+		T_EQ_INT(rc, cc->want);
+		if (rc == 1) {
+			T_EQ_INT(cl.rowid, rowid);
+			T_EQ_INT(cl.attempt, cc->attempt);
+			(void)snprintf(want, sizeof want,
+			    "%s@2027-03-14T07:00:00Z", job);
+			T_EQ_STR(cl.run_id, want);
+		}
+		(void)snprintf(sql, sizeof sql, "SELECT status || ' ' || "
+		    COL("reason") " || ' ' || " COL("detail") " || ' ' || "
+		    COL("retry_at") " || ' ' || " COL("owner") " || ' ' || "
+		    COL("lease_until") " || ' ' || attempts || ' ' || trigger "
+		    "FROM runs WHERE id = %" PRId64, rowid);
+		{
+			struct sql_check chk[] = {
+				{ sql, cc->row },
+				{ NULL, NULL },
+			};
+			char sql2[256];
+
+			/* One attempt row per attempt, the newest open. */
+			(void)snprintf(sql2, sizeof sql2, "SELECT count(*) || "
+			    "' ' || max(attempt) || ' ' || (SELECT trigger "
+			    "FROM attempts WHERE run = %" PRId64 " ORDER BY "
+			    "attempt DESC LIMIT 1) FROM attempts WHERE run = "
+			    "%" PRId64, rowid, rowid);
+			(void)snprintf(want, sizeof want, "%d %d %s",
+			    cc->attempt, cc->attempt, cc->trigger);
+			check_sql(path, chk, 1);
+			if (rc == 1) {
+				chk[0].sql = sql2;
+				chk[0].want = want;
+				check_sql(path, chk, 1);
+			}
+		}
+		/*
+		 * An instance claimed again runs: the end of its previous
+		 * attempt (finished_at, exit_status, signal) is no longer
+		 * the instance's, or it looks finished while it runs (and
+		 * store_job_last_end counts it).
+		 */
+		if (rc == 1) {
+			T_RUN(sub("claimed by row, no end left on the instance",
+			    cc->state));
+			(void)snprintf(sql, sizeof sql, "SELECT "
+			    COL("finished_at") " || ' ' || " COL("exit_status")
+			    " || ' ' || " COL("signal") " FROM runs WHERE id = "
+			    "%" PRId64, rowid);
+			{
+				struct sql_check chk[] = {
+					{ sql, "NULL NULL NULL" },
+				};
+
+				check_sql(path, chk, 1);
+			}
+			T_EQ_INT(store_job_last_end(s, job), -1);
+		}
+	}
+
+	T_RUN("claim by row: no such row");
+	memset(&c, 0, sizeof c);
+	c.trigger = "retry";
+	c.owner = "owner-2";
+	c.lease_until = T0 + 120;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_claim_id(s, 99999, &c, &cl), 0);
+	T_EQ_INT(store_commit(s), 0);
+	store_close(s);
+}
+
+/* A retry from the failed attempt to the instance's end. */
+static const struct sql_check retry_checks_waiting[] = {
+	{ "SELECT status || ' ' || reason || ' ' || retry_at || ' ' || "
+	    "detail || ' ' || attempts || ' ' || coalesce(owner, 'NULL') "
+	    "FROM runs", "retrying exit 1805007631234 attempt 2 of 3 in 30s 1 "
+	    "NULL" },
+	{ "SELECT outcome || ' ' || exit_status FROM attempts", "exit 75" },
+};
+
+static const struct sql_check retry_checks_running[] = {
+	{ "SELECT status || ' ' || " COL("reason") " || ' ' || "
+	    COL("retry_at") " || ' ' || " COL("detail") " || ' ' || attempts "
+	    "|| ' ' || owner || ' ' || lease_until || ' ' || trigger FROM runs",
+	    "running NULL NULL NULL 2 owner-1 1805007720 retry" },
+	{ "SELECT group_concat(attempt || ' ' || trigger || ' ' || "
+	    COL("pid") " || ' ' || " COL("exit_status") ", ', ') FROM (SELECT "
+	    "* FROM attempts ORDER BY attempt)", "1 schedule 10 75, "
+	    "2 retry NULL NULL" },
+};
+
+static const struct sql_check retry_checks_done[] = {
+	{ "SELECT status || ' ' || reason || ' ' || " COL("retry_at")
+	    " || ' ' || " COL("detail") " || ' ' || attempts || ' ' || "
+	    "started_at || ' ' || finished_at || ' ' || exit_status FROM runs",
+	    "succeeded exit NULL NULL 2 1805007601234 1805007633234 0" },
+	{ "SELECT group_concat(attempt || ' ' || pid || ' ' || pid_start || "
+	    "' ' || outcome || ' ' || exit_status, ', ') FROM (SELECT * FROM "
+	    "attempts ORDER BY attempt)", "1 10 11 exit 75, 2 20 21 exit 0" },
+};
+
+static void
+test_retry(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct store_claimed	 cl;
+	struct store_end	 e;
+	char			 path[256], buf[FOUND_BUFSZ];
+	int64_t			 rowid;
+
+	T_RUN("retry: the failed attempt");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	T_EQ_INT(claim(s, "r", T0, "schedule", "owner-1", &cl), 1);
+	rowid = cl.rowid;
+	T_EQ_INT(store_attempt_started(s, rowid, 1, 10, 11, NOW_MS, 0), 0);
+	memset(&e, 0, sizeof e);
+	e.rowid = rowid;
+	e.attempt = 1;
+	e.status = "retrying";
+	e.reason = "exit";
+	e.outcome = "exit";
+	e.started_ms = NOW_MS;
+	e.finished_ms = NOW_MS + 1000;
+	e.exit_status = 75;
+	e.signal = -1;
+	e.retry_at = NOW_MS + 30000;
+	e.detail = "attempt 2 of 3 in 30s";
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_attempt_end(s, &e), 0);
+	T_EQ_INT(store_commit(s), 0);
+	check_sql(path, retry_checks_waiting, 2);
+	T_EQ_INT(found(s, "retrying", buf), 0);
+	T_EQ_STR(buf, "r@0/schedule/schedule/retrying/exit/1/10/11/0/30000");
+
+	T_RUN("retry: claimed by row");
+	memset(&c, 0, sizeof c);
+	c.trigger = "retry";
+	c.owner = "owner-1";
+	c.now_ms = NOW_MS + 30000;
+	c.lease_until = T0 + 120;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_claim_id(s, rowid, &c, &cl), 1);
+	T_EQ_INT(store_commit(s), 0);
+	T_EQ_INT(cl.rowid, rowid);
+	T_EQ_INT(cl.attempt, 2);
+	T_EQ_STR(cl.run_id, "r@2027-03-14T07:00:00Z");
+	check_sql(path, retry_checks_running, 2);
+	T_EQ_INT(found(s, "retrying", buf), 0);
+	T_EQ_STR(buf, "");
+	T_EQ_INT(found(s, "running", buf), 0);
+	T_EQ_STR(buf, "r@0/schedule/retry/running/-/2/-/-/-/-");
+	/* Claimed once: a second claim of the row, or by key, fails. */
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_claim_id(s, rowid, &c, &cl), 0);
+	T_EQ_INT(store_commit(s), 0);
+	T_EQ_INT(claim(s, "r", T0, "schedule", "owner-2", &cl), 0);
+
+	T_RUN("retry: the second attempt succeeds");
+	T_EQ_INT(store_attempt_started(s, rowid, 2, 20, 21, NOW_MS + 31000,
+	    31000), 0);
+	T_EQ_INT(found(s, "running", buf), 0);
+	T_EQ_STR(buf, "r@0/schedule/retry/running/-/2/20/21/31000/-");
+	e.attempt = 2;
+	e.status = "succeeded";
+	e.exit_status = 0;
+	e.started_ms = NOW_MS + 31000;
+	e.finished_ms = NOW_MS + 32000;
+	e.retry_at = -1;
+	e.detail = NULL;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_attempt_end(s, &e), 0);
+	T_EQ_INT(store_commit(s), 0);
+	check_sql(path, retry_checks_done, 2);
+	T_EQ_INT(store_job_last_success(s, "r"), NOW_MS + 32000);
+	T_EQ_INT(found(s, "running", buf), 0);
+	T_EQ_STR(buf, "");
+	store_close(s);
+}
+
+/* --- skipped instances ---------------------------------------------------- */
+
+/* A sequence of store_run_skip calls on one database. */
+struct skip_case {
+	const char	*job;
+	int64_t		 dt;		/* scheduled_at - T0 */
+	const char	*origin;
+	const char	*reason;
+	const char	*detail;
+	int64_t		 dms;		/* now_ms - NOW_MS */
+	int		 want;
+	const char	*row;		/* run_id status reason detail
+					   attempts created finished trigger
+					   owner, of (job, origin, at) */
+};
+
+static const struct skip_case skip_cases[] = {
+	{ "s", 0, "schedule", "overlap", "s@2027-03-14T06:59:00Z still runs",
+	    0, 1, "s@2027-03-14T07:00:00Z skipped overlap "
+	    "s@2027-03-14T06:59:00Z still runs 0 1805007601234 1805007601234 "
+	    "schedule NULL" },
+	/* The same instance again: nothing changes. */
+	{ "s", 0, "schedule", "misfire", NULL, 1000, 0,
+	    "s@2027-03-14T07:00:00Z skipped overlap "
+	    "s@2027-03-14T06:59:00Z still runs 0 1805007601234 1805007601234 "
+	    "schedule NULL" },
+	/* Another origin is another instance. */
+	{ "s", 0, "manual", "overlap", NULL, 2000, 1,
+	    "s@2027-03-14T07:00:00Z/manual skipped overlap NULL 0 "
+	    "1805007603234 1805007603234 manual NULL" },
+	{ "s", 60, "schedule", "coalesced", NULL, 3000, 1,
+	    "s@2027-03-14T07:01:00Z skipped coalesced NULL 0 1805007604234 "
+	    "1805007604234 schedule NULL" },
+	{ "s", 120, "schedule", NULL, NULL, 4000, 1,
+	    "s@2027-03-14T07:02:00Z skipped NULL NULL 0 1805007605234 "
+	    "1805007605234 schedule NULL" },
+	/* An instance that runs is not turned into a skipped one. */
+	{ "running", 0, "schedule", "overlap", "x", 5000, 0,
+	    "running@2027-03-14T07:00:00Z running NULL NULL 1 1805007601234 "
+	    "NULL schedule owner-1" },
+};
+
+static void
+test_skip(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct store_claimed	 cl;
+	struct sql_check	 chk[2];
+	char			 path[256], sql[768], buf[FOUND_BUFSZ];
+	size_t			 i;
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	T_RUN("skip: setup");
+	T_EQ_INT(claim(s, "running", T0, "schedule", "owner-1", &cl), 1);
+	for (i = 0; i < sizeof skip_cases / sizeof skip_cases[0]; i++) {
+		const struct skip_case *sc = &skip_cases[i];
+
+		T_RUN(sub("skip", sc->reason != NULL ? sc->reason :
+		    "no reason"));
+		memset(&c, 0, sizeof c);
+		c.job = sc->job;
+		c.scheduled_at = T0 + sc->dt;
+		c.origin = sc->origin;
+		c.trigger = sc->origin;
+		c.now_ms = NOW_MS + sc->dms;
+		c.reason = sc->reason;
+		c.detail = sc->detail;
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_run_skip(s, &c), sc->want);
+		T_EQ_INT(store_commit(s), 0);
+		(void)snprintf(sql, sizeof sql, "SELECT run_id || ' ' || "
+		    "status || ' ' || " COL("reason") " || ' ' || "
+		    COL("detail") " || ' ' || attempts || ' ' || created_at "
+		    "|| ' ' || " COL("finished_at") " || ' ' || trigger || "
+		    "' ' || " COL("owner") " FROM runs WHERE job = '%s' AND "
+		    "origin = '%s' AND scheduled_at = %" PRId64, sc->job,
+		    sc->origin, T0 + sc->dt);
+		chk[0].sql = sql;
+		chk[0].want = sc->row;
+		chk[1].sql = NULL;
+		check_sql(path, chk, 2);
+	}
+	T_RUN("skip: no attempts, never claimed later");
+	{
+		static const struct sql_check c2[] = {
+			{ "SELECT count(*) FROM attempts", "1" },
+			{ "SELECT count(*) FROM runs WHERE status = 'skipped'",
+			    "4" },
+		};
+
+		check_sql(path, c2, 2);
+	}
+	T_EQ_INT(claim(s, "s", T0, "schedule", "owner-1", &cl), 0);
+	T_EQ_INT(claim(s, "s", T0, "manual", "owner-1", &cl), 0);
+	T_EQ_INT(found(s, "skipped", buf), 0);
+	T_EQ_STR(buf, "s@0/schedule/schedule/skipped/overlap/0/-/-/-/- "
+	    "s@0/manual/manual/skipped/overlap/0/-/-/-/- "
+	    "s@60/schedule/schedule/skipped/coalesced/0/-/-/-/- "
+	    "s@120/schedule/schedule/skipped/-/0/-/-/-/-");
+	store_close(s);
+}
+
+/* --- settling waiting instances ------------------------------------------- */
+
+struct unqueue_case {
+	const char	*state;		/* make_instance */
+	const char	*status;
+	const char	*reason;
+	int		 settled;	/* its rowid comes back, else 0 */
+	const char	*row;		/* status reason finished owner lease
+					   retry_at attempts */
+};
+
+static const struct unqueue_case unqueue_cases[] = {
+	{ "queued", "skipped", "overlap", 1,
+	    "skipped overlap 1805007606234 NULL NULL NULL 0" },
+	{ "retrying", "replaced", "replace", 1,
+	    "replaced replace 1805007606234 NULL NULL NULL 1" },
+	{ "interrupted", "abandoned", "recover", 1,
+	    "abandoned recover 1805007606234 NULL NULL NULL 1" },
+	/* Not waiting: untouched. */
+	{ "running", "skipped", "overlap", 0,
+	    "running NULL NULL owner-1 1805007660 NULL 1" },
+	{ "succeeded", "skipped", "overlap", 0,
+	    "succeeded exit 1805007604234 NULL NULL NULL 1" },
+	{ "failed", "skipped", "overlap", 0,
+	    "failed exit 1805007605234 NULL NULL NULL 1" },
+	{ "skipped", "replaced", "replace", 0,
+	    "skipped overlap 1805007601234 NULL NULL NULL 0" },
+};
+
+static void
+test_unqueue(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct sql_check	 chk[2];
+	char			 path[256], job[64], sql[512];
+	int64_t			 rowid;
+	size_t			 i;
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof unqueue_cases / sizeof unqueue_cases[0]; i++) {
+		const struct unqueue_case *uc = &unqueue_cases[i];
+
+		T_RUN(sub("unqueue", uc->state));
+		(void)snprintf(job, sizeof job, "u-%s", uc->state);
+		if ((rowid = make_instance(s, path, job, T0, uc->state)) < 0)
+			continue;
+		/* A waiting row left with an owner and a lease: cleared. */
+		if (uc->settled) {
+			(void)snprintf(sql, sizeof sql, "UPDATE runs SET owner "
+			    "= 'ghost', lease_until = %" PRId64 " WHERE id = "
+			    "%" PRId64, T0 + 999, rowid);
+			T_EQ_INT(exec_sql(path, sql), 0);
+		}
+		memset(&c, 0, sizeof c);
+		c.job = job;
+		c.scheduled_at = T0;
+		c.origin = "schedule";
+		c.now_ms = NOW_MS + 5000;
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_run_unqueue(s, &c, uc->status, uc->reason),
+		    uc->settled ? rowid : 0);
+		T_EQ_INT(store_commit(s), 0);
+		(void)snprintf(sql, sizeof sql, "SELECT status || ' ' || "
+		    COL("reason") " || ' ' || " COL("finished_at") " || ' ' || "
+		    COL("owner") " || ' ' || " COL("lease_until") " || ' ' || "
+		    COL("retry_at") " || ' ' || attempts FROM runs WHERE id = "
+		    "%" PRId64, rowid);
+		chk[0].sql = sql;
+		chk[0].want = uc->row;
+		chk[1].sql = NULL;
+		check_sql(path, chk, 2);
+		/* Settled once: a second call finds nothing waiting. */
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_run_unqueue(s, &c, "skipped", "again"), 0);
+		T_EQ_INT(store_commit(s), 0);
+	}
+	T_RUN("unqueue: no such instance");
+	memset(&c, 0, sizeof c);
+	c.job = "nosuchjob";
+	c.scheduled_at = T0;
+	c.origin = "schedule";
+	c.now_ms = NOW_MS;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_unqueue(s, &c, "skipped", "overlap"), 0);
+	T_EQ_INT(store_commit(s), 0);
+	store_close(s);
+}
+
+/* --- the dead man's switch: the last success ------------------------------ */
+
+/* Instances of jobs, in this order; then the last success of each job. */
+struct success_case {
+	const char	*job;
+	int64_t		 dt;		/* scheduled_at - T0 */
+	const char	*status;	/* end status, NULL: left running,
+					   "skipped": store_run_skip */
+	int64_t		 dms;		/* finished_ms - NOW_MS */
+};
+
+static const struct success_case success_cases[] = {
+	{ "ls", 0, "succeeded", 1000 },
+	{ "ls", 60, "failed", 5000 },		/* later, but failed */
+	{ "ls", 120, "succeeded", 3000 },	/* the newest success */
+	{ "ls", 180, "skipped", 9000 },		/* skipped: not a success */
+	{ "ls", 240, "retrying", 9500 },
+	{ "ls", 300, NULL, 0 },			/* running */
+	{ "fails", 0, "failed", 1000 },
+	{ "fails", 60, "dead", 2000 },
+	{ "runs", 0, NULL, 0 },
+	{ "other", 0, "succeeded", 7000 },
+};
+
+static const struct {
+	const char	*job;
+	int64_t		 want;		/* - NOW_MS, or -1 */
+} success_wants[] = {
+	{ "ls", 3000 }, { "fails", -1 }, { "runs", -1 }, { "other", 7000 },
+	{ "nosuchjob", -1 },
+};
+
+static void
+test_last_success(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct store_claimed	 cl;
+	char			 path[256];
+	size_t			 i;
+	int64_t			 got;
+
+	T_RUN("last success");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof success_cases / sizeof success_cases[0]; i++) {
+		const struct success_case *sc = &success_cases[i];
+
+		if (sc->status != NULL && strcmp(sc->status, "skipped") == 0) {
+			memset(&c, 0, sizeof c);
+			c.job = sc->job;
+			c.scheduled_at = T0 + sc->dt;
+			c.origin = "schedule";
+			c.trigger = "schedule";
+			c.now_ms = NOW_MS + sc->dms;
+			c.reason = "overlap";
+			T_EQ_INT(store_begin(s), 0);
+			T_EQ_INT(store_run_skip(s, &c), 1);
+			T_EQ_INT(store_commit(s), 0);
+			continue;
+		}
+		T_EQ_INT(claim(s, sc->job, T0 + sc->dt, "schedule", "owner-1",
+		    &cl), 1);
+		if (sc->status != NULL)
+			T_EQ_INT(end_attempt(s, cl.rowid, 1, sc->status,
+			    "exit", strcmp(sc->status, "succeeded") == 0 ? 0 :
+			    1, NOW_MS, NOW_MS + sc->dms, strcmp(sc->status,
+			    "retrying") == 0 ? NOW_MS + 60000 : -1), 0);
+	}
+	for (i = 0; i < sizeof success_wants / sizeof success_wants[0]; i++) {
+		got = store_job_last_success(s, success_wants[i].job);
+		if (!T_EQ_INT(got, success_wants[i].want == -1 ? -1 :
+		    NOW_MS + success_wants[i].want))
+			(void)printf("  job %s\n", success_wants[i].job);
+	}
 	store_close(s);
 }
 
@@ -969,10 +2017,17 @@ main(void)
 		return 1;
 	}
 	test_open();
+	test_migrate();
 	test_jobs();
 	test_claim();
 	test_queue();
 	test_attempts();
+	test_found();
+	test_claim_id();
+	test_retry();
+	test_skip();
+	test_unqueue();
+	test_last_success();
 	test_decisions();
 	test_leases();
 	test_meta();

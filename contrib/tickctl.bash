@@ -1,0 +1,70 @@
+# bash completion for tickctl(1): commands, options, job names and run ids.
+# Install as /usr/share/bash-completion/completions/tickctl.
+
+_tickctl_jobs() {
+	tickctl "${_tickctl_global[@]}" list 2>/dev/null |
+	    awk 'NR > 1 && $1 != "" { print $1 }'
+}
+
+_tickctl_runs() {
+	tickctl "${_tickctl_global[@]}" history --limit 50 2>/dev/null |
+	    awk 'NR > 1 && $1 ~ /@/ { print $1 }'
+}
+
+_tickctl() {
+	local cur prev cmd i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	_tickctl_global=()
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-c|--config)
+			_tickctl_global+=(-c "${COMP_WORDS[i+1]}")
+			i=$((i + 1)) ;;
+		--json) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	case $prev in
+	-c|--config)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--tz)
+		COMPREPLY=($(cd /usr/share/zoneinfo 2>/dev/null &&
+		    compgen -f -- "$cur")); return ;;
+	--dst-gap)
+		COMPREPLY=($(compgen -W "shift skip" -- "$cur")); return ;;
+	--dst-fold)
+		COMPREPLY=($(compgen -W "first second both" -- "$cur"));
+		return ;;
+	--status)
+		COMPREPLY=($(compgen -W "queued running retrying succeeded
+		    failed dead skipped interrupted abandoned terminated
+		    unknown" -- "$cur")); return ;;
+	esac
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "list status next history show run
+		    replay pause resume reload stats metrics env check
+		    -c --config --json --help --version" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	status|next|history|stats|env|run|pause|resume)
+		case $cur in
+		-*)	COMPREPLY=($(compgen -W "--force --wait --catch-up
+			    --since --status --limit -n --from --cron --tz
+			    --dst-gap --dst-fold --help" -- "$cur")) ;;
+		*)	COMPREPLY=($(compgen -W "$(_tickctl_jobs)" -- "$cur")) ;;
+		esac ;;
+	show|replay)
+		case $cur in
+		-*)	COMPREPLY=($(compgen -W "--wait --help" -- "$cur")) ;;
+		*)	COMPREPLY=($(compgen -W "$(_tickctl_runs)" -- "$cur")) ;;
+		esac ;;
+	check)
+		COMPREPLY=($(compgen -W "--strict --help" -- "$cur")) ;;
+	esac
+}
+complete -F _tickctl tickctl

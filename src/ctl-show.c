@@ -1,0 +1,286 @@
+/*
+ * ctl-show.c -- "tickctl show": one run instance and all its attempts.
+ *
+ *   tickctl [--json] show RUN_ID
+ *
+ * RUN_ID is the public id ("backup@2027-03-14T01:30:00Z", as in
+ * TICKD_RUN_ID and tickctl history) or the row id (a number).  Shows the
+ * instance as history does, then every attempt (trigger, pid, times,
+ * lateness, duration, how it ended, outcome, error), the tail of the
+ * output of each attempt when the store keeps it (attempts.output_tail,
+ * from schema 3), and the journalctl command that shows the full output.
+ *
+ * JSON: one object: the history fields, attempt_list (objects with
+ * attempt, pid, started_at, finished_at, exit_status, signal, error,
+ * output_tail, and trigger, outcome, lateness_ms, duration_ms) and
+ * journal (the command).
+ *
+ * DIAGNOSTICS: an unknown run id is one line on stderr and exit 1;
+ * usage errors exit 2; an unreadable store exits 1.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "ctl-fmt.h"
+#include "ctl-job.h"
+#include "ctl-json.h"
+#include "ctl.h"
+#include "store_query.h"
+#include "tz.h"
+#include "xmalloc.h"
+
+static int	ctl_show_exec(int, char **, struct ctl_ctx *);
+
+const struct ctl_cmd ctl_show_cmd = {
+	"show",
+	"RUN_ID",
+	"one run instance with every attempt and the tail of its output",
+	ctl_show_exec,
+};
+
+/* Print text (n bytes) made safe, each line prefixed by "  | ". */
+static void
+ctl_show_output(const char *text, size_t n)
+{
+	char	*vis = ctl_fmt_vis(text, n, 1), *line, *save = NULL;
+
+	for (line = strtok_r(vis, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		(void)printf("  | %s\n", line);
+	free(vis);
+}
+
+/* The instance and its attempts for people. */
+static void
+ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
+    const struct store_query_run *r, const struct store_query_attempt *a,
+    size_t na, const struct tz *z, const char *journal)
+{
+	struct ctl_table	 t;
+	char			 x[CTL_FMT_BUFSZ], y[CTL_FMT_BUFSZ];
+	char			 line[512], *vis;
+	size_t			 i;
+	int			 shown = 0;
+
+	ctl_table_init(&t, 2);
+	ctl_table_row(&t, "run id", r->run_id);
+	(void)snprintf(line, sizeof line, "%lld", (long long)r->rowid);
+	ctl_table_row(&t, "row id", line);
+	ctl_table_row(&t, "job", r->job);
+	ctl_table_row(&t, "origin", r->origin);
+	ctl_table_row(&t, "trigger", r->trigger);
+	(void)snprintf(line, sizeof line, "%s%s%s%s", r->status,
+	    r->reason != NULL ? " (" : "", r->reason != NULL ? r->reason : "",
+	    r->reason != NULL ? ")" : "");
+	ctl_table_row(&t, "status", line);
+	if (r->detail != NULL) {
+		vis = ctl_fmt_vis(r->detail, strlen(r->detail), 0);
+		ctl_table_row(&t, "detail", vis);
+		free(vis);
+	}
+	ctl_fmt_local(r->scheduled_at, z, x, sizeof x);
+	ctl_fmt_utc(r->scheduled_at, y, sizeof y);
+	(void)snprintf(line, sizeof line, "%s  %s", x, y);
+	ctl_table_row(&t, "scheduled", line);
+	ctl_fmt_local(r->started_ms == -1 ? -1 : r->started_ms / 1000, z, x,
+	    sizeof x);
+	ctl_table_row(&t, "started", x);
+	ctl_fmt_local(r->finished_ms == -1 ? -1 : r->finished_ms / 1000, z, x,
+	    sizeof x);
+	ctl_table_row(&t, "finished", x);
+	if (r->retry_at != -1) {
+		ctl_fmt_local(r->retry_at / 1000, z, x, sizeof x);
+		ctl_table_row(&t, "next attempt", x);
+	}
+	ctl_fmt_lateness(r->lateness_ms, x, sizeof x);
+	(void)snprintf(line, sizeof line, "%s (scheduling delay: first "
+	    "start minus scheduled instant)", x);
+	ctl_table_row(&t, "lateness", r->lateness_ms != -1 ? line : "-");
+	ctl_fmt_ms(r->duration_ms, x, sizeof x);
+	(void)snprintf(line, sizeof line, "%s (execution time of the latest "
+	    "attempt)", x);
+	ctl_table_row(&t, "duration", r->duration_ms != -1 ? line : "-");
+	ctl_fmt_exit(r->exit_status, r->signal, x, sizeof x);
+	ctl_table_row(&t, "ended", x);
+	(void)snprintf(line, sizeof line, "%d", r->attempts);
+	ctl_table_row(&t, "attempts", line);
+	(void)ctl_table_print(&t, NULL);
+	ctl_table_free(&t);
+
+	if (na > 0) {
+		(void)printf("\n");
+		ctl_table_init(&t, 10);
+		ctl_table_row(&t, "ATTEMPT", "TRIGGER", "PID", "STARTED",
+		    "FINISHED", "LATENESS", "DURATION", "EXIT", "OUTCOME",
+		    "ERROR");
+		for (i = 0; i < na; i++) {
+			char att[16], pid[24], st[CTL_FMT_BUFSZ];
+			char fin[CTL_FMT_BUFSZ], late[CTL_FMT_BUFSZ];
+			char dur[CTL_FMT_BUFSZ], ex[CTL_FMT_BUFSZ];
+
+			(void)snprintf(att, sizeof att, "%d", a[i].attempt);
+			if (a[i].pid != -1)
+				(void)snprintf(pid, sizeof pid, "%lld",
+				    (long long)a[i].pid);
+			else
+				(void)snprintf(pid, sizeof pid, "-");
+			ctl_fmt_local(a[i].started_ms == -1 ? -1 :
+			    a[i].started_ms / 1000, z, st, sizeof st);
+			ctl_fmt_local(a[i].finished_ms == -1 ? -1 :
+			    a[i].finished_ms / 1000, z, fin, sizeof fin);
+			ctl_fmt_lateness(a[i].lateness_ms, late, sizeof late);
+			if (a[i].duration_ms == -1 && a[i].finished_ms == -1 &&
+			    a[i].started_ms != -1) {
+				ctl_fmt_ms(ctx->now_ms - a[i].started_ms, dur,
+				    sizeof dur);
+				(void)strncat(dur, " so far", sizeof dur -
+				    strlen(dur) - 1);
+			} else
+				ctl_fmt_ms(a[i].duration_ms, dur, sizeof dur);
+			ctl_fmt_exit(a[i].exit_status, a[i].signal, ex,
+			    sizeof ex);
+			vis = a[i].error != NULL ? ctl_fmt_vis(a[i].error,
+			    strlen(a[i].error), 0) : NULL;
+			ctl_table_row(&t, att, a[i].trigger, pid, st, fin,
+			    late, dur, ex, a[i].outcome, vis);
+			free(vis);
+		}
+		(void)ctl_table_print(&t, NULL);
+		ctl_table_free(&t);
+	}
+
+	for (i = 0; i < na; i++) {
+		if (a[i].output_tail == NULL || a[i].output_len == 0)
+			continue;
+		(void)printf("\noutput of attempt %d (its tail, as kept):\n",
+		    a[i].attempt);
+		ctl_show_output(a[i].output_tail, a[i].output_len);
+		shown = 1;
+	}
+	if (!shown)
+		(void)printf("\noutput: %s\n", store_query_has_output(q) ?
+		    "none kept" : "not kept in this state database (schema "
+		    "before 3)");
+	(void)printf("full output:  %s\n", journal);
+}
+
+/* tickctl show RUN_ID: one instance and its attempts. */
+static int
+ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct store_query_attempt	*a = NULL;
+	struct store_query_run		*r = NULL;
+	struct store_query		*q;
+	const struct job_def		*d;
+	struct ctl_json			 j;
+	struct tz			*utc = NULL;
+	char				*cause = NULL, *journal = NULL;
+	size_t				 na = 0, i;
+	int				 ch, found, rc = CTL_EXIT_FAIL;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			(void)printf("usage: tickctl show %s\n",
+			    ctl_show_cmd.usage);
+			return CTL_EXIT_OK;
+		default:
+			return ctl_getopt_error(&ctl_show_cmd, ch, argv);
+		}
+	}
+	if (optind >= argc) {
+		ctl_error("show: a RUN_ID is required (tickctl history lists "
+		    "them)");
+		return CTL_EXIT_USAGE;
+	}
+	if (argc - optind > 1) {
+		ctl_error("show: unexpected argument \"%s\"",
+		    argv[optind + 1]);
+		return CTL_EXIT_USAGE;
+	}
+	if ((q = ctl_ctx_store(ctx)) == NULL)
+		return CTL_EXIT_FAIL;
+	found = store_query_run(q, argv[optind], &r, &a, &na, &cause);
+	if (found == -1) {
+		ctl_error("show: state %s: %s", ctx->conf->state, cause);
+		free(cause);
+		return CTL_EXIT_FAIL;
+	}
+	if (found == 0) {
+		ctl_error("show: no run \"%s\" in %s (tickctl history lists "
+		    "them)", argv[optind], ctx->conf->state);
+		return CTL_EXIT_FAIL;
+	}
+	rc = CTL_EXIT_OK;
+	journal = xasprintf("journalctl -u tickd TICKD_RUN_ID=%s", r->run_id);
+	if (ctx->json) {
+		ctl_json_init(&j);
+		ctl_json_open(&j, NULL);
+		ctl_json_str(&j, "run_id", r->run_id);
+		ctl_json_str(&j, "job", r->job);
+		ctl_json_time(&j, "scheduled_at", r->scheduled_at);
+		ctl_json_str(&j, "trigger", r->trigger);
+		ctl_json_str(&j, "status", r->status);
+		ctl_json_str(&j, "reason", r->reason);
+		ctl_json_int(&j, "attempts", r->attempts);
+		ctl_json_time_ms(&j, "started_at", r->started_ms);
+		ctl_json_time_ms(&j, "finished_at", r->finished_ms);
+		ctl_json_opt(&j, "lateness_ms", r->lateness_ms);
+		ctl_json_opt(&j, "duration_ms", r->duration_ms);
+		ctl_json_opt(&j, "exit_status", r->exit_status);
+		ctl_json_opt(&j, "signal", r->signal);
+		ctl_json_open_array(&j, "attempt_list");
+		for (i = 0; i < na; i++) {
+			ctl_json_open(&j, NULL);
+			ctl_json_int(&j, "attempt", a[i].attempt);
+			ctl_json_opt(&j, "pid", a[i].pid);
+			ctl_json_time_ms(&j, "started_at", a[i].started_ms);
+			ctl_json_time_ms(&j, "finished_at", a[i].finished_ms);
+			ctl_json_opt(&j, "exit_status", a[i].exit_status);
+			ctl_json_opt(&j, "signal", a[i].signal);
+			ctl_json_str(&j, "error", a[i].error);
+			if (a[i].output_tail != NULL)
+				ctl_json_strn(&j, "output_tail",
+				    a[i].output_tail, a[i].output_len);
+			else
+				ctl_json_null(&j, "output_tail");
+			ctl_json_str(&j, "trigger", a[i].trigger);
+			ctl_json_str(&j, "outcome", a[i].outcome);
+			ctl_json_opt(&j, "lateness_ms", a[i].lateness_ms);
+			ctl_json_opt(&j, "duration_ms", a[i].duration_ms);
+			ctl_json_close(&j);
+		}
+		ctl_json_close_array(&j);
+		ctl_json_str(&j, "kind", "run");
+		ctl_json_int(&j, "row_id", r->rowid);
+		ctl_json_str(&j, "origin", r->origin);
+		ctl_json_str(&j, "detail", r->detail);
+		ctl_json_time_ms(&j, "retry_at", r->retry_at);
+		ctl_json_str(&j, "journal", journal);
+		ctl_json_close(&j);
+		if (ctl_json_print(&j) == -1)
+			rc = CTL_EXIT_FAIL;
+		ctl_json_free(&j);
+	} else {
+		d = ctl_ctx_conf_quiet(ctx) != NULL ?
+		    conf_job(ctx->conf, r->job) : NULL;
+		utc = tz_new_utc();
+		ctl_show_text(ctx, q, r, a, na, d != NULL && d->tz != NULL ?
+		    d->tz : utc, journal);
+	}
+	if (ctl_flush("show") != CTL_EXIT_OK)
+		rc = CTL_EXIT_FAIL;
+	free(journal);
+	tz_free(utc);
+	store_query_runs_free(r, 1);
+	store_query_attempts_free(a, na);
+	return rc;
+}

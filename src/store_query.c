@@ -1,0 +1,986 @@
+/*
+ * store_query.c -- read-only queries of the store for tickctl.
+ *
+ * A struct store_query is a read-only SQLite connection of its own: it
+ * never writes, never migrates, and never holds a lock a reader in WAL
+ * mode does not take, so tickctl can run beside a busy daemon.  Each
+ * query prepares its statement, steps it to the end and finalizes it:
+ * tickctl asks a handful of questions per run, so nothing is kept.
+ *
+ * Opening: a database that is not there is an error (a reader must not
+ * create it).  When neither "-wal" nor "-shm" exists, the last connection
+ * closed cleanly and every page is in the main file: it is opened with
+ * immutable=1, which reads it without creating those two files.  Otherwise
+ * a reader would leave them behind, owned by whoever ran tickctl (root),
+ * where a daemon running as another user could not open them.  A daemon
+ * starting while such a read runs can only make it see the state from
+ * before it started.  The schema must be version 2 or later: a newer one
+ * only adds columns (never renames), so this reader keeps working;
+ * attempts.output_tail and jobs.watch_since (migration 3) are used when
+ * they exist.
+ *
+ * Derived figures: an instance's lateness is its first start minus its
+ * scheduled instant (scheduling delay); its duration is its latest
+ * attempt's run time (execution time).  Percentiles are nearest-rank.
+ *
+ * DIAGNOSTICS: every function returns -1 with *cause set (SQLite's
+ * message) on failure; store_query_open returns NULL with *cause.
+ * Nothing is logged or printed.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store_query.h"
+#include "xmalloc.h"
+
+#define SQ_BUSY_MS	2000	/* longest wait for a lock */
+#define SQ_MIN_VERSION	2	/* the oldest schema this reader knows */
+
+struct store_query {
+	sqlite3	*db;
+	char	*path;
+	int	 version;	/* PRAGMA user_version */
+	int	 has_output;	/* attempts.output_tail exists */
+	int	 has_watch;	/* jobs.watch_since exists */
+};
+
+/*
+ * The columns of a run instance, shared by every query that returns
+ * struct store_query_run (sq_run_read reads them in this order).  The
+ * latest attempt is joined as "a".
+ */
+#define SQ_RUN_COLS							\
+	"r.id, 0, r.run_id, r.job, r.origin, r.trigger, r.status, "	\
+	"r.reason, r.detail, r.scheduled_at, r.attempts, r.created_at, "\
+	"r.started_at, r.finished_at, r.exit_status, r.signal, "	\
+	"r.retry_at, a.duration_ms, a.pid, a.started_at, a.error, "	\
+	"NULL, NULL, 1, r.scheduled_at AS k"
+#define SQ_RUN_FROM							\
+	" FROM runs r LEFT JOIN attempts a ON a.run = r.id AND "	\
+	"a.attempt = r.attempts"
+/* The same columns for a decision row "d". */
+#define SQ_DEC_COLS							\
+	"d.id, 1, NULL, d.job, NULL, NULL, d.decision, d.reason, NULL, "\
+	"NULL, 0, d.decided_at, NULL, NULL, NULL, NULL, NULL, NULL, "	\
+	"NULL, NULL, NULL, d.first_at, d.last_at, d.count, "		\
+	"coalesce(d.last_at, d.decided_at / 1000) AS k"
+
+/* Statuses of instances that have not ended. */
+#define SQ_WAITING	"('pending', 'queued', 'retrying', 'interrupted')"
+#define SQ_UNENDED	"('pending', 'queued', 'running', 'retrying', " \
+			"'interrupted')"
+
+/* Set *cause from the connection's last error; returns -1. */
+static int
+sq_fail(struct store_query *q, const char *what, char **cause)
+{
+	*cause = xasprintf("%s: %s", what, sqlite3_errmsg(q->db));
+	return -1;
+}
+
+/* Prepare sql; 0, or -1 with *cause. */
+static int
+sq_prepare(struct store_query *q, const char *sql, sqlite3_stmt **st,
+    char **cause)
+{
+	*st = NULL;
+	if (sqlite3_prepare_v2(q->db, sql, -1, st, NULL) != SQLITE_OK) {
+		(void)sqlite3_finalize(*st);
+		*st = NULL;
+		return sq_fail(q, "cannot read", cause);
+	}
+	return 0;
+}
+
+/* Column i as int64, or -1 when NULL. */
+static int64_t
+sq_opt(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return -1;
+	return sqlite3_column_int64(st, i);
+}
+
+/* Column i as a new string (caller frees), or NULL when NULL. */
+static char *
+sq_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NULL;
+	t = sqlite3_column_text(st, i);
+	return xstrdup(t != NULL ? (const char *)t : "");
+}
+
+/* Bind a string that may be NULL. */
+static void
+sq_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v == NULL)
+		(void)sqlite3_bind_null(st, i);
+	else
+		(void)sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Bind an int64 that may be "none" (-1) as NULL. */
+static void
+sq_bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == -1)
+		(void)sqlite3_bind_null(st, i);
+	else
+		(void)sqlite3_bind_int64(st, i, v);
+}
+
+/* Fill r from a row of SQ_RUN_COLS or SQ_DEC_COLS. */
+static void
+sq_run_read(sqlite3_stmt *st, struct store_query_run *r)
+{
+	memset(r, 0, sizeof *r);
+	r->rowid = sqlite3_column_int64(st, 0);
+	r->is_decision = sqlite3_column_int(st, 1);
+	r->run_id = sq_text(st, 2);
+	r->job = sq_text(st, 3);
+	r->origin = sq_text(st, 4);
+	r->trigger = sq_text(st, 5);
+	r->status = sq_text(st, 6);
+	r->reason = sq_text(st, 7);
+	r->detail = sq_text(st, 8);
+	r->scheduled_at = sq_opt(st, 9);
+	r->attempts = sqlite3_column_int(st, 10);
+	r->created_ms = sq_opt(st, 11);
+	r->started_ms = sq_opt(st, 12);
+	r->finished_ms = sq_opt(st, 13);
+	r->exit_status = (int)sq_opt(st, 14);
+	r->signal = (int)sq_opt(st, 15);
+	r->retry_at = sq_opt(st, 16);
+	r->duration_ms = sq_opt(st, 17);
+	r->pid = sq_opt(st, 18);
+	r->attempt_started_ms = sq_opt(st, 19);
+	r->error = sq_text(st, 20);
+	r->first_at = sq_opt(st, 21);
+	r->last_at = sq_opt(st, 22);
+	r->count = sqlite3_column_int64(st, 23);
+	r->lateness_ms = r->started_ms != -1 && r->scheduled_at != -1 ?
+	    r->started_ms - r->scheduled_at * 1000 : -1;
+}
+
+/* Free the strings of one entry. */
+static void
+sq_run_clear(struct store_query_run *r)
+{
+	free(r->run_id);
+	free(r->job);
+	free(r->origin);
+	free(r->trigger);
+	free(r->status);
+	free(r->reason);
+	free(r->detail);
+	free(r->error);
+}
+
+/*
+ * Step st to the end, appending each row to *v (count *n) as a run
+ * instance.  Finalizes st.  0, or -1 with *cause.
+ */
+static int
+sq_runs_collect(struct store_query *q, sqlite3_stmt *st,
+    struct store_query_run **v, size_t *n, char **cause)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		sq_run_read(st, &(*v)[(*n)++]);
+	}
+	if (rc != SQLITE_DONE) {
+		(void)sq_fail(q, "cannot read", cause);
+		(void)sqlite3_finalize(st);
+		return -1;
+	}
+	(void)sqlite3_finalize(st);
+	return 0;
+}
+
+/* Run a query that yields one integer (NULL: -1); 0, or -1 with *cause. */
+static int
+sq_int(struct store_query *q, const char *sql, const char *job,
+    int64_t *out, char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	*out = -1;
+	if (sq_prepare(q, sql, &st, cause) == -1)
+		return -1;
+	sq_bind_text(st, 1, job);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sq_opt(st, 0);
+	else if (rc != SQLITE_DONE) {
+		(void)sq_fail(q, "cannot read", cause);
+		(void)sqlite3_finalize(st);
+		return -1;
+	}
+	(void)sqlite3_finalize(st);
+	return 0;
+}
+
+/* Whether sql (a probe of a table's columns) prepares. */
+static int
+sq_probe(struct store_query *q, const char *sql)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 ok;
+
+	ok = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK;
+	(void)sqlite3_finalize(st);
+	return ok;
+}
+
+/* path as a file: URI with immutable=1 (caller frees). */
+static char *
+sq_immutable_uri(const char *path)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	const unsigned char	*p;
+	char			*uri, *o;
+
+	uri = xmalloc(strlen(path) * 3 + 32);
+	o = uri + sprintf(uri, "file:");
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		/* Everything but unreserved characters and '/' is escaped. */
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL)
+			*o++ = (char)*p;
+		else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	(void)strcpy(o, "?immutable=1");
+	return uri;
+}
+
+/* Whether path with suffix exists. */
+static int
+sq_exists(const char *path, const char *suffix)
+{
+	struct stat	 sb;
+	char		*p = xasprintf("%s%s", path, suffix);
+	int		 rc;
+
+	rc = stat(p, &sb) == 0;
+	free(p);
+	return rc;
+}
+
+/*
+ * Open the store at path read-only.  Returns a new query handle (caller
+ * frees with store_query_close), or NULL with *cause set to one line
+ * without the path ("cannot open: No such file or directory").
+ */
+struct store_query *
+store_query_open(const char *path, char **cause)
+{
+	struct store_query	*q = xcalloc(1, sizeof *q);
+	struct stat		 sb;
+	sqlite3_stmt		*st = NULL;
+	char			*uri = NULL;
+	int			 rc;
+
+	q->path = xstrdup(path);
+	if (stat(path, &sb) == -1 || access(path, R_OK) == -1) {
+		*cause = xasprintf("cannot open: %s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*cause = xasprintf("cannot open: not a regular file");
+		goto fail;
+	}
+	if (!sq_exists(path, "-wal") && !sq_exists(path, "-shm")) {
+		uri = sq_immutable_uri(path);
+		rc = sqlite3_open_v2(uri, &q->db, SQLITE_OPEN_READONLY |
+		    SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	} else
+		rc = sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY |
+		    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		*cause = xasprintf("cannot open: %s", q->db != NULL ?
+		    sqlite3_errmsg(q->db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	(void)sqlite3_busy_timeout(q->db, SQ_BUSY_MS);
+
+	q->version = -1;
+	if (sqlite3_prepare_v2(q->db, "PRAGMA user_version", -1, &st,
+	    NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		q->version = sqlite3_column_int(st, 0);
+	(void)sqlite3_finalize(st);
+	if (q->version < 0) {
+		*cause = xasprintf("cannot read: %s", sqlite3_errmsg(q->db));
+		goto fail;
+	}
+	if (q->version == 0) {
+		*cause = xasprintf("cannot read: not a tickd database (no "
+		    "schema)");
+		goto fail;
+	}
+	if (q->version < SQ_MIN_VERSION) {
+		*cause = xasprintf("cannot read: schema version %d is older "
+		    "than tickctl reads (%d): start tickd once to migrate it",
+		    q->version, SQ_MIN_VERSION);
+		goto fail;
+	}
+	if (!sq_probe(q, "SELECT r.run_id, r.retry_at, r.detail, "
+	    "a.outcome, d.count, j.planned, m.value FROM runs r, attempts a, "
+	    "decisions d, jobs j, meta m LIMIT 0")) {
+		*cause = xasprintf("cannot read: not a tickd database: %s",
+		    sqlite3_errmsg(q->db));
+		goto fail;
+	}
+	q->has_output = sq_probe(q, "SELECT output_tail FROM attempts "
+	    "LIMIT 0");
+	q->has_watch = sq_probe(q, "SELECT watch_since FROM jobs LIMIT 0");
+	free(uri);
+	return q;
+
+fail:
+	free(uri);
+	store_query_close(q);
+	return NULL;
+}
+
+/* Close; NULL is allowed. */
+void
+store_query_close(struct store_query *q)
+{
+	if (q == NULL)
+		return;
+	if (q->db != NULL)
+		(void)sqlite3_close(q->db);
+	free(q->path);
+	free(q);
+}
+
+/* Whether attempts keep the tail of their output (schema 3 and later). */
+int
+store_query_has_output(const struct store_query *q)
+{
+	return q->has_output;
+}
+
+/* The schema version of the database. */
+int
+store_query_version(const struct store_query *q)
+{
+	return q->version;
+}
+
+/*
+ * A meta value: 1 found (*value is new, caller frees), 0 not found,
+ * -1 with *cause.
+ */
+int
+store_query_meta(struct store_query *q, const char *key, char **value,
+    char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	*value = NULL;
+	if (sq_prepare(q, "SELECT value FROM meta WHERE key = ?1", &st,
+	    cause) == -1)
+		return -1;
+	sq_bind_text(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*value = sq_text(st, 0);
+	else if (rc != SQLITE_DONE) {
+		(void)sq_fail(q, "cannot read", cause);
+		(void)sqlite3_finalize(st);
+		return -1;
+	}
+	(void)sqlite3_finalize(st);
+	return *value != NULL;
+}
+
+/*
+ * History entries matching f, newest first (by scheduled instant; a
+ * decision range by its last instant), at most f->limit.  *v (count *n)
+ * is new: caller frees with store_query_runs_free.  0, or -1 with *cause.
+ */
+int
+store_query_history(struct store_query *q, const struct store_query_filter *f,
+    struct store_query_run **v, size_t *n, char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	char		 in[STORE_QUERY_STATUS_MAX * 6 + 8], *sql;
+	size_t		 i, off = 0;
+
+	*v = NULL;
+	*n = 0;
+	/* "IN (?10, ?11, ...)": one parameter per status. */
+	in[0] = '\0';
+	for (i = 0; i < f->nstatus && i < STORE_QUERY_STATUS_MAX; i++)
+		off += (size_t)snprintf(in + off, sizeof in - off, "%s?%zu",
+		    i > 0 ? ", " : "", i + 10);
+	sql = xasprintf("SELECT " SQ_RUN_COLS SQ_RUN_FROM " WHERE "
+	    "(?1 IS NULL OR r.job = ?1) AND (?2 IS NULL OR "
+	    "r.scheduled_at >= ?2)%s%s%s "
+	    "UNION ALL SELECT " SQ_DEC_COLS " FROM decisions d WHERE ?4 AND "
+	    "d.decision != 'on_failure' AND (?1 IS NULL OR d.job = ?1) AND "
+	    "(?2 IS NULL OR coalesce(d.last_at, d.decided_at / 1000) >= ?2)"
+	    "%s%s%s "
+	    "ORDER BY k DESC, 2, 1 DESC LIMIT ?3",
+	    f->nstatus > 0 ? " AND r.status IN (" : "", in,
+	    f->nstatus > 0 ? ")" : "",
+	    f->nstatus > 0 ? " AND d.decision IN (" : "", in,
+	    f->nstatus > 0 ? ")" : "");
+	if (sq_prepare(q, sql, &st, cause) == -1) {
+		free(sql);
+		return -1;
+	}
+	free(sql);
+	sq_bind_text(st, 1, f->job);
+	sq_bind_opt(st, 2, f->since);
+	(void)sqlite3_bind_int64(st, 3, f->limit >= 0 ? f->limit : -1);
+	(void)sqlite3_bind_int(st, 4, f->decisions != 0);
+	for (i = 0; i < f->nstatus && i < STORE_QUERY_STATUS_MAX; i++)
+		sq_bind_text(st, (int)i + 10, f->status[i]);
+	return sq_runs_collect(q, st, v, n, cause);
+}
+
+/* Free n entries and the array; NULL is allowed. */
+void
+store_query_runs_free(struct store_query_run *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v != NULL; i++)
+		sq_run_clear(&v[i]);
+	free(v);
+}
+
+/*
+ * The instance whose run id is id, or whose row id is id when id is all
+ * digits, and its attempts, oldest first.  Returns 1 found (*run, one
+ * entry, and *att, *natt are new: caller frees them with
+ * store_query_runs_free(*run, 1) and store_query_attempts_free), 0 not
+ * found, -1 with *cause.
+ */
+int
+store_query_run(struct store_query *q, const char *id,
+    struct store_query_run **run, struct store_query_attempt **att,
+    size_t *natt, char **cause)
+{
+	struct store_query_attempt	*a;
+	sqlite3_stmt			*st = NULL;
+	const void			*blob;
+	size_t				 n = 0;
+	int64_t				 rowid = -1;
+	int				 rc;
+
+	*run = NULL;
+	*att = NULL;
+	*natt = 0;
+	if (id[0] != '\0' && strspn(id, "0123456789") == strlen(id) &&
+	    strlen(id) < 19)
+		rowid = strtoll(id, NULL, 10);
+	if (sq_prepare(q, "SELECT " SQ_RUN_COLS SQ_RUN_FROM " WHERE "
+	    "r.run_id = ?1 OR r.id = ?2 ORDER BY r.run_id = ?1 DESC LIMIT 1",
+	    &st, cause) == -1)
+		return -1;
+	sq_bind_text(st, 1, id);
+	sq_bind_opt(st, 2, rowid);
+	if (sq_runs_collect(q, st, run, &n, cause) == -1)
+		return -1;
+	if (n == 0)
+		return 0;
+
+	if (sq_prepare(q, q->has_output ?
+	    "SELECT attempt, trigger, pid, started_at, finished_at, "
+	    "lateness_ms, duration_ms, exit_status, signal, outcome, error, "
+	    "output_tail FROM attempts WHERE run = ?1 ORDER BY attempt" :
+	    "SELECT attempt, trigger, pid, started_at, finished_at, "
+	    "lateness_ms, duration_ms, exit_status, signal, outcome, error "
+	    "FROM attempts WHERE run = ?1 ORDER BY attempt", &st,
+	    cause) == -1)
+		goto fail;
+	(void)sqlite3_bind_int64(st, 1, (*run)->rowid);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*att = xreallocarray(*att, *natt + 1, sizeof **att);
+		a = &(*att)[(*natt)++];
+		memset(a, 0, sizeof *a);
+		a->attempt = sqlite3_column_int(st, 0);
+		a->trigger = sq_text(st, 1);
+		a->pid = sq_opt(st, 2);
+		a->started_ms = sq_opt(st, 3);
+		a->finished_ms = sq_opt(st, 4);
+		a->lateness_ms = sq_opt(st, 5);
+		a->duration_ms = sq_opt(st, 6);
+		a->exit_status = (int)sq_opt(st, 7);
+		a->signal = (int)sq_opt(st, 8);
+		a->outcome = sq_text(st, 9);
+		a->error = sq_text(st, 10);
+		if (q->has_output &&
+		    sqlite3_column_type(st, 11) != SQLITE_NULL) {
+			/* Text or blob: the bytes as stored, NUL added. */
+			blob = sqlite3_column_blob(st, 11);
+			a->output_len = (size_t)sqlite3_column_bytes(st, 11);
+			a->output_tail = xmalloc(a->output_len + 1);
+			if (a->output_len > 0)
+				memcpy(a->output_tail, blob, a->output_len);
+			a->output_tail[a->output_len] = '\0';
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		(void)sq_fail(q, "cannot read", cause);
+		(void)sqlite3_finalize(st);
+		goto fail;
+	}
+	(void)sqlite3_finalize(st);
+	return 1;
+
+fail:
+	store_query_runs_free(*run, 1);
+	store_query_attempts_free(*att, *natt);
+	*run = NULL;
+	*att = NULL;
+	*natt = 0;
+	return -1;
+}
+
+/* Free n attempts and the array; NULL is allowed. */
+void
+store_query_attempts_free(struct store_query_attempt *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v != NULL; i++) {
+		free(v[i].trigger);
+		free(v[i].outcome);
+		free(v[i].error);
+		free(v[i].output_tail);
+	}
+	free(v);
+}
+
+/*
+ * The instances of job (NULL: every job) that have not ended: running,
+ * then waiting (pending, queued, retrying, interrupted), oldest first
+ * within each.  *v (count *n) is new; caller frees with
+ * store_query_runs_free.  0, or -1 with *cause.
+ */
+int
+store_query_active(struct store_query *q, const char *job,
+    struct store_query_run **v, size_t *n, char **cause)
+{
+	sqlite3_stmt *st = NULL;
+
+	*v = NULL;
+	*n = 0;
+	if (sq_prepare(q, "SELECT " SQ_RUN_COLS SQ_RUN_FROM " WHERE "
+	    "r.status IN " SQ_UNENDED " AND (?1 IS NULL OR r.job = ?1) "
+	    "ORDER BY r.status != 'running', r.scheduled_at, r.id", &st,
+	    cause) == -1)
+		return -1;
+	sq_bind_text(st, 1, job);
+	return sq_runs_collect(q, st, v, n, cause);
+}
+
+/*
+ * What the store says about job now (see struct store_query_job).
+ * out's strings are new: clear with store_query_job_clear.  0, or -1
+ * with *cause (out is then cleared).
+ */
+int
+store_query_job(struct store_query *q, const char *job,
+    struct store_query_job *out, char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	const char	*hash;
+	int64_t		 last_start = -1;
+	int		 rc;
+
+	memset(out, 0, sizeof *out);
+	out->planned = out->last_ms = out->last_success_ms = -1;
+	out->last_end_ms = out->first_ms = out->overdue_alerted = -1;
+	out->skip_since = out->ran_ms = out->watch_since = -1;
+
+	/* The daemon's row for the job. */
+	if (sq_prepare(q, q->has_watch ? "SELECT sched_hash, planned, "
+	    "paused, overdue_alerted, watch_since FROM jobs WHERE job = ?1" :
+	    "SELECT sched_hash, planned, paused, overdue_alerted, NULL FROM "
+	    "jobs WHERE job = ?1", &st, cause) == -1)
+		return -1;
+	sq_bind_text(st, 1, job);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hash = (const char *)sqlite3_column_text(st, 0);
+		/* An all-zero hash marks a job the daemon forgot. */
+		out->known = hash != NULL && strcmp(hash,
+		    "0000000000000000") != 0;
+		(void)snprintf(out->sched_hash, sizeof out->sched_hash, "%s",
+		    hash != NULL ? hash : "");
+		out->planned = sq_opt(st, 1);
+		out->paused = sqlite3_column_int(st, 2) != 0;
+		out->overdue_alerted = sq_opt(st, 3);
+		out->watch_since = sq_opt(st, 4);
+	} else if (rc != SQLITE_DONE)
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+
+	/* Instances in flight and waiting. */
+	if (sq_prepare(q, "SELECT coalesce(sum(status = 'running'), 0), "
+	    "coalesce(sum(status IN " SQ_WAITING "), 0) FROM runs "
+	    "WHERE job = ?1 AND status IN " SQ_UNENDED, &st, cause) == -1)
+		goto fail;
+	sq_bind_text(st, 1, job);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		out->nrunning = sqlite3_column_int64(st, 0);
+		out->nwaiting = sqlite3_column_int64(st, 1);
+	} else if (rc != SQLITE_DONE)
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+
+	/* The newest instance that ended, whatever its outcome. */
+	if (sq_prepare(q, "SELECT status, reason, run_id, finished_at "
+	    "FROM runs WHERE job = ?1 AND finished_at IS NOT NULL AND "
+	    "status NOT IN " SQ_UNENDED " ORDER BY finished_at DESC, id DESC "
+	    "LIMIT 1", &st, cause) == -1)
+		goto fail;
+	sq_bind_text(st, 1, job);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		out->last_status = sq_text(st, 0);
+		out->last_reason = sq_text(st, 1);
+		out->last_run_id = sq_text(st, 2);
+		out->last_ms = sq_opt(st, 3);
+	} else if (rc != SQLITE_DONE)
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+
+	/* The same among instances that ran: skips do not hide failures. */
+	if (sq_prepare(q, "SELECT status, reason, run_id, finished_at "
+	    "FROM runs WHERE job = ?1 AND finished_at IS NOT NULL AND "
+	    "attempts > 0 AND status NOT IN " SQ_UNENDED " ORDER BY "
+	    "finished_at DESC, id DESC LIMIT 1", &st, cause) == -1)
+		goto fail;
+	sq_bind_text(st, 1, job);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		out->ran_status = sq_text(st, 0);
+		out->ran_reason = sq_text(st, 1);
+		out->ran_run_id = sq_text(st, 2);
+		out->ran_ms = sq_opt(st, 3);
+	} else if (rc != SQLITE_DONE)
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+	st = NULL;
+
+	if (sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1 AND "
+	    "status = 'succeeded'", job, &out->last_success_ms, cause) == -1 ||
+	    sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1",
+	    job, &out->last_end_ms, cause) == -1 ||
+	    sq_int(q, "SELECT min(created_at) FROM runs WHERE job = ?1",
+	    job, &out->first_ms, cause) == -1 ||
+	    sq_int(q, "SELECT max(scheduled_at) FROM runs WHERE job = ?1 AND "
+	    "started_at IS NOT NULL", job, &last_start, cause) == -1)
+		goto fail;
+
+	/*
+	 * Failed or dead instances since the last success.  The daemon
+	 * resets its count of overlap skips when an instance starts: the
+	 * skips that count are those scheduled after the newest start.
+	 */
+	if (sq_prepare(q, "SELECT count(*) FROM runs WHERE job = ?1 AND "
+	    "status IN ('failed', 'dead') AND finished_at > ?2", &st,
+	    cause) == -1)
+		goto fail;
+	sq_bind_text(st, 1, job);
+	(void)sqlite3_bind_int64(st, 2, out->last_success_ms);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		out->nfailed = sqlite3_column_int64(st, 0);
+	else
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+	if (sq_prepare(q, "SELECT count(*), min(scheduled_at) FROM runs "
+	    "WHERE job = ?1 AND status = 'skipped' AND reason = 'overlap' AND "
+	    "(?2 IS NULL OR scheduled_at > ?2)", &st, cause) == -1)
+		goto fail;
+	sq_bind_text(st, 1, job);
+	sq_bind_opt(st, 2, last_start);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		out->skips = sqlite3_column_int64(st, 0);
+		out->skip_since = sq_opt(st, 1);
+	} else
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+	return 0;
+
+fail_st:
+	(void)sq_fail(q, "cannot read", cause);
+	(void)sqlite3_finalize(st);
+fail:
+	store_query_job_clear(out);
+	return -1;
+}
+
+/* Free the strings of a job summary (the struct itself is the caller's). */
+void
+store_query_job_clear(struct store_query_job *j)
+{
+	free(j->last_status);
+	free(j->last_reason);
+	free(j->last_run_id);
+	free(j->ran_status);
+	free(j->ran_reason);
+	free(j->ran_run_id);
+	j->last_status = j->last_reason = j->last_run_id = NULL;
+	j->ran_status = j->ran_reason = j->ran_run_id = NULL;
+}
+
+/* qsort comparison of int64_t. */
+static int
+sq_cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The entry for job in *v (count *n), added if absent (v sorted). */
+static struct store_query_stats *
+sq_stats_get(struct store_query_stats **v, size_t *n, const char *job)
+{
+	struct store_query_stats	*s;
+	size_t				 i;
+
+	for (i = *n; i > 0; i--) {
+		if (strcmp((*v)[i - 1].job, job) == 0)
+			return &(*v)[i - 1];
+		if (strcmp((*v)[i - 1].job, job) < 0)
+			break;
+	}
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	memmove(&(*v)[i + 1], &(*v)[i], (*n - i) * sizeof **v);
+	(*n)++;
+	s = &(*v)[i];
+	memset(s, 0, sizeof *s);
+	s->job = xstrdup(job);
+	s->last_success_ms = -1;
+	return s;
+}
+
+/* Append x to an array of int64_t. */
+static void
+sq_push(int64_t **v, size_t *n, int64_t x)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[(*n)++] = x;
+}
+
+/*
+ * Figures per job (NULL: every job with instances) over the instances
+ * scheduled at or after since (-1: all the store keeps), sorted by job.
+ * runs counts instances with at least one attempt; failed counts status
+ * failed and dead; skipped counts skipped rows and the instants of
+ * skipped decision ranges.  Lateness: one value per instance that started
+ * (first start minus scheduled instant); duration: one per instance whose
+ * latest attempt ended; both sorted ascending.  *v (count *n) is new;
+ * caller frees with store_query_stats_free.  0, or -1 with *cause.
+ */
+int
+store_query_stats(struct store_query *q, const char *job, int64_t since,
+    struct store_query_stats **v, size_t *n, char **cause)
+{
+	struct store_query_stats	*s;
+	sqlite3_stmt			*st = NULL;
+	const char			*status, *name;
+	size_t				 i;
+	int				 rc;
+
+	*v = NULL;
+	*n = 0;
+	if (sq_prepare(q, "SELECT r.job, r.status, r.attempts, "
+	    "r.started_at - r.scheduled_at * 1000, a.duration_ms, "
+	    "r.finished_at FROM runs r LEFT JOIN attempts a ON a.run = r.id "
+	    "AND a.attempt = r.attempts WHERE (?1 IS NULL OR r.job = ?1) AND "
+	    "(?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY r.job", &st,
+	    cause) == -1)
+		return -1;
+	sq_bind_text(st, 1, job);
+	sq_bind_opt(st, 2, since);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		name = (const char *)sqlite3_column_text(st, 0);
+		status = (const char *)sqlite3_column_text(st, 1);
+		if (name == NULL || status == NULL)
+			continue;
+		s = sq_stats_get(v, n, name);
+		s->instances++;
+		if (sqlite3_column_int(st, 2) > 0)
+			s->runs++;
+		if (strcmp(status, "succeeded") == 0) {
+			s->succeeded++;
+			if (sq_opt(st, 5) > s->last_success_ms)
+				s->last_success_ms = sq_opt(st, 5);
+		} else if (strcmp(status, "failed") == 0 ||
+		    strcmp(status, "dead") == 0)
+			s->failed++;
+		else if (strcmp(status, "skipped") == 0)
+			s->skipped++;
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			sq_push(&s->lateness, &s->nlateness,
+			    sqlite3_column_int64(st, 3));
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL &&
+		    strcmp(status, "running") != 0)
+			sq_push(&s->duration, &s->nduration,
+			    sqlite3_column_int64(st, 4));
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+
+	if (sq_prepare(q, "SELECT job, sum(count) FROM decisions WHERE "
+	    "decision = 'skipped' AND (?1 IS NULL OR job = ?1) AND "
+	    "(?2 IS NULL OR coalesce(last_at, decided_at / 1000) >= ?2) "
+	    "GROUP BY job", &st, cause) == -1)
+		goto fail;
+	sq_bind_text(st, 1, job);
+	sq_bind_opt(st, 2, since);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((name = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			continue;
+		s = sq_stats_get(v, n, name);
+		s->skipped += sqlite3_column_int64(st, 1);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_st;
+	(void)sqlite3_finalize(st);
+
+	for (i = 0; i < *n; i++) {
+		s = &(*v)[i];
+		if (s->nlateness > 1)
+			qsort(s->lateness, s->nlateness, sizeof *s->lateness,
+			    sq_cmp64);
+		if (s->nduration > 1)
+			qsort(s->duration, s->nduration, sizeof *s->duration,
+			    sq_cmp64);
+	}
+	return 0;
+
+fail_st:
+	(void)sq_fail(q, "cannot read", cause);
+	(void)sqlite3_finalize(st);
+fail:
+	store_query_stats_free(*v, *n);
+	*v = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* Free n stats entries and the array; NULL is allowed. */
+void
+store_query_stats_free(struct store_query_stats *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v != NULL; i++) {
+		free(v[i].job);
+		free(v[i].lateness);
+		free(v[i].duration);
+	}
+	free(v);
+}
+
+/*
+ * Counts per job for metrics, sorted by job then key: with what 0,
+ * instances by status (key: the status); with what 1, skipped instants by
+ * reason, from skipped rows and skipped decision ranges together (key: the
+ * reason, "" when none).  *v (count *n) is new; caller frees with
+ * store_query_counts_free.  0, or -1 with *cause.
+ */
+int
+store_query_counts(struct store_query *q, int what,
+    struct store_query_count **v, size_t *n, char **cause)
+{
+	struct store_query_count	*c;
+	sqlite3_stmt			*st = NULL;
+	int				 rc;
+
+	*v = NULL;
+	*n = 0;
+	if (sq_prepare(q, what == 0 ?
+	    "SELECT job, status, count(*) FROM runs GROUP BY job, status "
+	    "ORDER BY job, status" :
+	    "SELECT job, k, sum(n) FROM (SELECT job, coalesce(reason, '') AS "
+	    "k, count(*) AS n FROM runs WHERE status = 'skipped' GROUP BY "
+	    "job, k UNION ALL SELECT job, coalesce(reason, ''), sum(count) "
+	    "FROM decisions WHERE decision = 'skipped' GROUP BY job, "
+	    "coalesce(reason, '')) GROUP BY job, k ORDER BY job, k", &st,
+	    cause) == -1)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		c = &(*v)[(*n)++];
+		c->job = sq_text(st, 0);
+		c->key = sq_text(st, 1);
+		c->n = sqlite3_column_int64(st, 2);
+		if (c->job == NULL)
+			c->job = xstrdup("");
+		if (c->key == NULL)
+			c->key = xstrdup("");
+	}
+	if (rc != SQLITE_DONE) {
+		(void)sq_fail(q, "cannot read", cause);
+		(void)sqlite3_finalize(st);
+		store_query_counts_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+		return -1;
+	}
+	(void)sqlite3_finalize(st);
+	return 0;
+}
+
+/* Free n counts and the array; NULL is allowed. */
+void
+store_query_counts_free(struct store_query_count *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v != NULL; i++) {
+		free(v[i].job);
+		free(v[i].key);
+	}
+	free(v);
+}
+
+/*
+ * The nearest-rank p-th percentile (1 <= p <= 100) of n sorted values:
+ * the value at rank ceil(p / 100 * n).  -1 when n is 0.
+ */
+int64_t
+store_query_percentile(const int64_t *sorted, size_t n, int p)
+{
+	size_t rank;
+
+	if (n == 0)
+		return -1;
+	if (p < 1)
+		p = 1;
+	if (p > 100)
+		p = 100;
+	rank = ((size_t)p * n + 99) / 100;
+	if (rank < 1)
+		rank = 1;
+	return sorted[rank - 1];
+}
