@@ -17,7 +17,7 @@ sleeper zz-ovahook
 sleeper zz-ovbhook
 
 t_start=$(now)
-t0=$((t_start + 2))
+t0=$((t_start + 2 + slow))
 hook='on_failure = env | grep "^TICKD_" | sort > @DIR@/hook.$TICKD_JOB.$TICKD_STATUS; echo "$TICKD_STATUS $TICKD_RUN_ID" >> @DIR@/hook.$TICKD_JOB'
 write_job failure.job <<EOF2
 [ff]

@@ -17,7 +17,7 @@ for s in zz-ad zz-ad2 zz-rr zz-ab zz-qq; do
 	sleeper $s
 done
 
-t0=$(($(now) + 2))
+t0=$(($(now) + 2 + slow))
 rec='echo "$TICKD_RUN_ID $TICKD_ATTEMPT $TICKD_TRIGGER" >> @DIR@/$TICKD_JOB.out'
 write_job recover.job <<EOF2
 [ad]

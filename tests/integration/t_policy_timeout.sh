@@ -12,7 +12,7 @@ for s in zz-tg-main zz-tg-child zz-tg-esc zz-tg-orphan zz-ti zz-tk zz-tc zz-tcm 
 	sleeper $s
 done
 
-t0=$(($(now) + 2))
+t0=$(($(now) + 2 + slow))
 write_job timeout.job <<EOF2
 # A group, a child, a setsid child, a setsid grandchild whose parent left.
 [tg]
