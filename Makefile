@@ -56,10 +56,12 @@ PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
 DAEMON_SRCS	= src/child.c src/clock.c src/conf.c src/conf_table.c \
 		  src/control.c src/jobenv.c src/log.c src/priv.c \
-		  src/runner.c src/server.c src/store.c src/store_query.c \
+		  src/runner.c src/server.c src/server-ctl.c src/server-run.c \
+		  src/server-sched.c src/store.c src/store_query.c \
 		  src/store_schema.c
 # tickctl's commands (one file each) and their helpers.
 CTL_SRCS	= src/ctl-check.c src/ctl-ctx.c src/ctl-env.c src/ctl-fmt.c \
+		  src/ctl-import.c \
 		  src/ctl-history.c src/ctl-job.c src/ctl-json.c \
 		  src/ctl-list.c src/ctl-metrics.c src/ctl-next.c \
 		  src/ctl-pause.c src/ctl-request.c src/ctl-run.c \

@@ -12,9 +12,18 @@ _tickctl_runs() {
 }
 
 _tickctl() {
-	local cur prev cmd i
+	local cur prev cmd i pre
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
+	# bash splits words at COMP_WORDBREAKS, which holds "@" and ":": a
+	# run id (backup@2026-12-02T03:00:00Z) is several words to it.  Take
+	# the whole word from the line, and complete only the part after its
+	# last break, which is all bash replaces.
+	if [ -n "${COMP_LINE+set}" ]; then
+		cur=${COMP_LINE:0:COMP_POINT}
+		cur=${cur##*[[:space:]]}
+	fi
+	pre=${cur%"${cur##*[@:=]}"}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	_tickctl_global=()
 	cmd=
@@ -47,7 +56,8 @@ _tickctl() {
 	if [ -z "$cmd" ]; then
 		COMPREPLY=($(compgen -W "list status next history show run
 		    replay pause resume reload stats metrics env check
-		    -c --config --json --help --version" -- "$cur"))
+		    import-crontab -c --config --json --help --version" \
+		    -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -61,10 +71,18 @@ _tickctl() {
 	show|replay)
 		case $cur in
 		-*)	COMPREPLY=($(compgen -W "--wait --help" -- "$cur")) ;;
-		*)	COMPREPLY=($(compgen -W "$(_tickctl_runs)" -- "$cur")) ;;
+		*)	COMPREPLY=($(compgen -W "$(_tickctl_runs)" -- "$cur"))
+			[ -n "${COMP_LINE+set}" ] &&
+			    COMPREPLY=("${COMPREPLY[@]#"$pre"}") ;;
 		esac ;;
 	check)
 		COMPREPLY=($(compgen -W "--strict --help" -- "$cur")) ;;
+	import-crontab)
+		case $cur in
+		-*)	COMPREPLY=($(compgen -W "--system --prefix --user
+			    --help" -- "$cur")) ;;
+		*)	COMPREPLY=($(compgen -f -- "$cur")) ;;
+		esac ;;
 	esac
 }
 complete -F _tickctl tickctl

@@ -4,7 +4,8 @@
  *
  * A Unix stream socket, mode 0600, in the runtime directory.  Each
  * connection sends one request line of at most CONTROL_REQUEST_MAX bytes
- * ("run backup force"), words separated by blanks; the daemon answers with
+ * before its newline ("run backup force"), words separated by blanks; the
+ * daemon answers with
  * lines, the last beginning "OK" or "ERR", and closes.  Only root and the
  * daemon's own user may connect: SO_PEERCRED is checked at accept, on top
  * of the socket's mode.  Oversized, malformed or idle (CONTROL_IDLE s)
@@ -46,7 +47,7 @@ struct control_conn {
 	int			 fd;
 	ev_io			 io;
 	ev_timer		 idle;
-	char			 in[CONTROL_REQUEST_MAX + 1];
+	char			 in[CONTROL_REQUEST_MAX + 2];	/* + '\n', NUL */
 	size_t			 inlen;
 	struct control_reply	 out;
 	size_t			 sent;
@@ -305,8 +306,28 @@ control_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 }
 
 /*
- * Listen on path (a stale socket is replaced).  allowed is the uid that
- * may connect besides root.  Returns the control (caller frees with
+ * Is something listening on the socket at sun?  A socket file left by a
+ * daemon that stopped refuses connections; one that accepts belongs to a
+ * live process, which must keep it.
+ */
+static int
+control_in_use(const struct sockaddr_un *sun)
+{
+	int fd, live;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return 0;
+	live = connect(fd, (const struct sockaddr *)sun, sizeof *sun) == 0 ||
+	    errno == EAGAIN;	/* a live listener with a full backlog */
+	(void)close(fd);
+	return live;
+}
+
+/*
+ * Listen on path (a stale socket is replaced, a live one is not: two
+ * daemons sharing a control path would steer each other's jobs).  allowed
+ * is the uid that may connect besides root.  Returns the control (caller frees with
  * control_close), or NULL with *cause set.
  */
 struct control *
@@ -331,7 +352,13 @@ control_open(struct ev_loop *loop, const char *path, uid_t allowed,
 			    "socket", path);
 			return NULL;
 		}
-		(void)unlink(path);	/* ours, left by a stopped daemon */
+		if (control_in_use(&sun)) {
+			*cause = xasprintf("control %s: in use by another "
+			    "process (another tickd with the same control "
+			    "path?)", path);
+			return NULL;
+		}
+		(void)unlink(path);	/* left by a stopped daemon */
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd == -1) {

@@ -68,6 +68,7 @@ extern const struct ctl_cmd ctl_replay_cmd;
 extern const struct ctl_cmd ctl_pause_cmd;
 extern const struct ctl_cmd ctl_resume_cmd;
 extern const struct ctl_cmd ctl_reload_cmd;
+extern const struct ctl_cmd ctl_import_cmd;
 
 /* A reply of the daemon: lines, then a final "OK ..." or "ERR ...". */
 struct ctl_reply {

@@ -65,7 +65,7 @@ enum {
 	ST_PRUNE_JOB,
 	ST_PRUNE_AGE,
 	ST_PRUNE_DECISIONS,
-	ST_RUN_EXISTS,
+	ST_RUN_LAST,
 	ST_COUNT
 };
 
@@ -162,8 +162,8 @@ static const char *const store_sql[ST_COUNT] = {
 	    "LIMIT ?2)",
 	[ST_PRUNE_DECISIONS] = "DELETE FROM decisions WHERE id IN (SELECT id "
 	    "FROM decisions WHERE decided_at < ?1 LIMIT ?2)",
-	[ST_RUN_EXISTS] = "SELECT 1 FROM runs WHERE job = ?1 AND origin = ?2 "
-	    "AND scheduled_at = ?3",
+	[ST_RUN_LAST] = "SELECT max(scheduled_at) FROM runs WHERE job = ?1 "
+	    "AND origin = ?2",
 };
 
 struct store {
@@ -926,21 +926,27 @@ store_prune_age(struct store *s, int64_t cut, int chunk)
 	return n + sqlite3_changes(s->db);
 }
 
-/* Whether the instance (job, origin, instant) exists: 1, 0, or -1. */
+/*
+ * The latest instant of a job's instances of one origin, in *at: 1, or 0
+ * when there is none, or -1.
+ */
 int
-store_run_exists(struct store *s, const char *job, const char *origin,
-    int64_t at)
+store_run_last(struct store *s, const char *job, const char *origin,
+    int64_t *at)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_EXISTS];
-	int		 rc;
+	sqlite3_stmt	*st = s->st[ST_RUN_LAST];
+	int		 rc, found = 0;
 
 	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_text(st, 2, origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, at);
 	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*at = sqlite3_column_int64(st, 0);
+		found = 1;
+	}
 	(void)sqlite3_reset(st);
 	(void)sqlite3_clear_bindings(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return store_fail(s, rc);
-	return rc == SQLITE_ROW;
+	return found;
 }

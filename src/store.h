@@ -132,8 +132,8 @@ int		 store_run_requeue(struct store *, const char *,
 		     struct store_requeued *, char *, size_t);
 int		 store_prune_job(struct store *, const char *, int64_t, int);
 int		 store_prune_age(struct store *, int64_t, int);
-int		 store_run_exists(struct store *, const char *, const char *,
-		     int64_t);
+int		 store_run_last(struct store *, const char *, const char *,
+		    int64_t *);
 int		 store_attempt_end(struct store *, const struct store_end *);
 int		 store_decision_add(struct store *,
 		     const struct store_decision *);

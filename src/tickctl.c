@@ -32,6 +32,7 @@ static const struct ctl_cmd *const ctl_cmds[] = {
 	&ctl_metrics_cmd,
 	&ctl_env_cmd,
 	&ctl_check_cmd,
+	&ctl_import_cmd,
 };
 #define CTL_NCMDS	(sizeof ctl_cmds / sizeof ctl_cmds[0])
 

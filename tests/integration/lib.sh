@@ -192,18 +192,36 @@ rfc3339() {
 }
 
 # write_conf [LINE...]: write $dir/tickd.conf: [daemon] with a UTC default
-# zone, jobs in jobs.d, state in state/tickd.db, then the extra LINEs.
+# zone, jobs in jobs.d, state in state/tickd.db, then the extra LINEs,
+# then the control socket in ctl.sock (last, so that the LINEs keep their
+# line numbers; tests never share a socket, nor take the system's
+# /run/tickd/tickd.sock).  A LINE that sets one of these keys ("state =
+# other.db") replaces its default.
 write_conf() {
 	{
 		echo "[daemon]"
-		echo "timezone = UTC"
-		echo "jobs_dir = jobs.d"
-		echo "state = state/tickd.db"
+		_wc_default "timezone = UTC" "$@"
+		_wc_default "jobs_dir = jobs.d" "$@"
+		_wc_default "state = state/tickd.db" "$@"
 		for _l in "$@"; do
 			echo "$_l"
 		done
+		_wc_default "control = ctl.sock" "$@"
 	} >"$dir/tickd.conf"
 	chmod 644 "$dir/tickd.conf"
+}
+
+# _wc_default DEFAULT [LINE...]: print DEFAULT ("key = value") unless a
+# LINE sets the same key.
+_wc_default() {
+	_wd=$1
+	shift
+	for _l in "$@"; do
+		case $_l in
+		"${_wd%% *} "* | "${_wd%% *}="*) return 0 ;;
+		esac
+	done
+	echo "$_wd"
 }
 
 # write_job NAME: jobs.d/NAME from stdin with every @DIR@ replaced by $dir
@@ -419,4 +437,92 @@ expect_before() {
 	_eb1=$(log_line "$2" "$3") _eb2=$(log_line "$4" "$5")
 	[ "$_eb1" -gt 0 ] && [ "$_eb2" -gt 0 ] && [ "$_eb1" -lt "$_eb2" ] ||
 	    fail "$1: line $_eb1 ($2) is not before line $_eb2 ($4)"
+}
+
+# --- helpers for the tickctl tests ----------------------------------------------
+
+# ctl ARGS...: tickctl on the test's configuration.
+ctl() {
+	"$TICKCTL" -c "$dir/tickd.conf" "$@"
+}
+
+# json_lines FIELD...: whether stdin is JSON lines, each one an object
+# holding every FIELD (null allowed); prints the problem otherwise.
+json_lines() {
+	"$python" -c '
+import json, sys
+n = 0
+for i, l in enumerate(sys.stdin, 1):
+    try:
+        o = json.loads(l)
+    except ValueError as e:
+        sys.exit("line %d is not JSON (%s): %r" % (i, e, l[:200]))
+    if not isinstance(o, dict):
+        sys.exit("line %d is not an object: %r" % (i, l[:200]))
+    miss = [f for f in sys.argv[1:] if f not in o]
+    if miss:
+        sys.exit("line %d lacks %s: %r" % (i, ", ".join(miss), l[:300]))
+    n += 1
+if n == 0:
+    sys.exit("no JSON line")
+' "$@"
+}
+
+# expect_json WHAT FIELD... <INPUT: the input is JSON lines holding FIELDs.
+expect_json() {
+	_ej_what=$1
+	shift
+	checks=$((checks + 1))
+	_ej_why=$(json_lines "$@" 2>&1) || check_fail "$_ej_what: $_ej_why"
+}
+
+# jpy EXPR <INPUT: evaluate the Python expression EXPR over L, the list of
+# JSON objects read from stdin (one per line; "o" is the first); print the
+# result: a list one element per line, None as "null", a string as it is,
+# anything else as JSON (true, 3, ...).  EXPR may span lines.  Example: ctl --json list | jpy '[x["job"] for x in L]'
+jpy() {
+	"$python" -c '
+import json, sys
+L = [json.loads(l) for l in sys.stdin if l.strip()]
+o = L[0] if L else None
+r = eval("(" + sys.argv[1] + "\n)")
+for x in (r if isinstance(r, list) else [r]):
+    print("null" if x is None else x if isinstance(x, str) else json.dumps(x))
+' "$1"
+}
+
+# ctl_send TEXT [SOCKET]: send TEXT (Python escapes such as \n allowed)
+# on the control socket ($dir/ctl.sock) as one write, and print what comes
+# back until the daemon closes (a reset after its reply counts as the
+# close: the daemon may leave part of an oversized request unread).
+# "connect: REASON" when the connection is refused.  $ctl_wrap, if set,
+# is a command that runs the client (e.g. setpriv as another user).
+ctl_wrap=
+ctl_send() {
+	# shellcheck disable=SC2086
+	$ctl_wrap "$python" -c '
+import socket, sys
+data = sys.argv[1].encode().decode("unicode_escape").encode("latin-1")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+try:
+    s.connect(sys.argv[2])
+except OSError as e:
+    print("connect: %s" % e.strerror)
+    sys.exit(0)
+try:
+    s.sendall(data)
+except OSError:
+    pass
+out = b""
+while True:
+    try:
+        b = s.recv(65536)
+    except ConnectionResetError:
+        break
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode("utf-8", "replace"))
+' "$1" "${2:-$dir/ctl.sock}"
 }

@@ -1,0 +1,217 @@
+/*
+ * server-ctl.c -- the daemon's answers to tickctl over the control socket
+ * (control.c): run, replay, pause, resume, reload, ping.
+ *
+ * A manual run goes through the same overlap policy and transaction as a
+ * scheduled instance (unless forced); a replay queues a failed or dead
+ * instance for its next attempt; pause and resume are persisted.
+ *
+ * DIAGNOSTICS: every request gets one final line, OK or ERR with why.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "control.h"
+#include "log.h"
+#include "policy.h"
+#include "rfc3339.h"
+#include "runner.h"
+#include "server.h"
+#include "server-int.h"
+#include "store.h"
+
+/* --- the control socket (tickctl) ---------------------------------------- */
+
+/*
+ * tickctl run JOB [force]: a manual instance now, its instant the moment
+ * of the request, or the second after the job's latest manual instance.
+ * It obeys the job's overlap policy unless forced, and the global
+ * max_running always.
+ */
+void
+server_ctl_run(struct server *s, const char *id, int force,
+    struct control_reply *r)
+{
+	struct sjob	*j = server_job(s, id);
+	struct dispatch	 dp;
+	char		 run_id[STORE_RUN_ID_MAX];
+	int64_t		 at, last;
+	int		 found;
+
+	if (j == NULL || j->def == NULL) {
+		control_err(r, "no job \"%s\"", id);
+		return;
+	}
+	if (s->stopping) {
+		control_err(r, "tickd is stopping");
+		return;
+	}
+	memset(&dp, 0, sizeof dp);
+	dp.add_tail = &dp.add;
+	dp.now_ms = clock_wall_ms();
+	dp.now = dp.now_ms / 1000;
+	dp.now_mono = clock_mono_ms();
+	dp.force = force;
+	dp.room = (size_t)s->conf->max_running > s->nrunning +
+	    server_pend_startable(s) ? (size_t)s->conf->max_running -
+	    s->nrunning - server_pend_startable(s) : 0;
+	if (store_begin(s->store) == -1)
+		goto busy;
+	/*
+	 * After the job's latest manual instant, never in a freed second: a
+	 * run id names one instance for good, also once retention deleted
+	 * it.  (Retention deletes the latest only behind 10 newer instances,
+	 * all scheduled ones, so the latest is in the past then.)
+	 */
+	if ((found = store_run_last(s->store, j->id, "manual", &last)) == -1)
+		goto rollback;
+	at = found && last >= dp.now ? last + 1 : dp.now;
+	if (server_overlap(s, &dp, j, at, "manual", "manual") == -1)
+		goto rollback;
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+	store_run_id(j->id, at, "manual", run_id, sizeof run_id);
+	if (dp.nskipped > 0)
+		control_err(r, "%s skipped (overlap = %s): %s; use --force",
+		    run_id, policy_overlap_name(j->def->overlap), dp.why);
+	else
+		control_ok(r, "%s", run_id);
+	server_dispatch_apply(s, &dp);
+	free(dp.kill);
+	free(dp.skipped);
+	server_pump(s);
+	return;
+rollback:
+	store_rollback(s->store);
+busy:
+	server_store_trouble(s, "manual run");
+	control_err(r, "the store is not available (%s): try again",
+	    store_error(s->store));
+	free(dp.kill);
+	free(dp.skipped);
+	while (dp.add != NULL) {
+		struct pending *p = dp.add;
+
+		dp.add = p->next;
+		free(p);
+	}
+}
+
+/*
+ * tickctl replay RUN_ID: a failed or dead instance runs again under its
+ * own identity (its next attempt, trigger replay) once its job may start.
+ */
+void
+server_ctl_replay(struct server *s, const char *run_id,
+    struct control_reply *r)
+{
+	struct store_requeued	 q;
+	struct sjob		*j;
+	char			 why[256];
+	int			 rc;
+
+	if (s->stopping) {
+		control_err(r, "tickd is stopping");
+		return;
+	}
+	if (store_begin(s->store) == -1)
+		goto busy;
+	if ((rc = store_run_requeue(s->store, run_id, &q, why,
+	    sizeof why)) == -1) {
+		store_rollback(s->store);
+		goto busy;
+	}
+	if (rc == 0) {
+		store_rollback(s->store);
+		control_err(r, "%s: %s", run_id, why);
+		return;
+	}
+	if ((j = server_job(s, q.job)) == NULL || j->def == NULL) {
+		store_rollback(s->store);
+		control_err(r, "%s: its job \"%s\" is not configured", run_id,
+		    q.job);
+		return;
+	}
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+	server_pend_add(s, j, q.scheduled_at, q.origin, "replay", q.rowid, 0);
+	control_ok(r, "%s", run_id);
+	server_pump(s);
+	return;
+busy:
+	server_store_trouble(s, "replay");
+	control_err(r, "the store is not available (%s): try again",
+	    store_error(s->store));
+}
+
+/*
+ * tickctl pause JOB / resume JOB [catch_up]: persisted across restarts.
+ * Resuming plans from now, unless catch_up, which leaves the instances
+ * missed while paused to the job's misfire policy.
+ */
+void
+server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
+    struct control_reply *r)
+{
+	struct sjob	*j = server_job(s, id);
+	struct store_job st;
+	char		 when[RFC3339_BUFSZ];
+
+	if (j == NULL || j->def == NULL) {
+		control_err(r, "no job \"%s\"", id);
+		return;
+	}
+	st = j->st;
+	st.paused = pause;
+	if (!pause && !catch_up)
+		st.planned = clock_wall_ms() / 1000;
+	if (store_job_put(s->store, j->id, &st, clock_wall_ms()) == -1) {
+		server_store_trouble(s, "pause");
+		control_err(r, "the store is not available (%s): try again",
+		    store_error(s->store));
+		return;
+	}
+	j->st = st;
+	server_plan(s, j, clock_wall_ms() / 1000);
+	server_overdue_arm(s, j);
+	server_rearm(s);
+	if (pause)
+		control_ok(r, "%s paused%s", j->id, j->nruns > 0 ?
+		    ": its running instance goes on" : "");
+	else if (j->next_at >= 0)
+		control_ok(r, "%s resumed: next at %s", j->id,
+		    server_when(j->next_at, when, sizeof when));
+	else
+		control_ok(r, "%s resumed", j->id);
+	log_notice("job %s: %s by tickctl", j->id, pause ? "paused" :
+	    catch_up ? "resumed, with what it missed" : "resumed");
+}
+
+/* One request from tickctl. */
+void
+server_control_cb(int argc, char **argv, struct control_reply *r, void *arg)
+{
+	struct server *s = arg;
+
+	if (strcmp(argv[0], "ping") == 0 && argc == 1)
+		control_ok(r, "%ld", (long)getpid());
+	else if (strcmp(argv[0], "reload") == 0 && argc == 1)
+		server_reload(s, r);
+	else if (strcmp(argv[0], "run") == 0 && (argc == 2 || (argc == 3 &&
+	    strcmp(argv[2], "force") == 0)))
+		server_ctl_run(s, argv[1], argc == 3, r);
+	else if (strcmp(argv[0], "replay") == 0 && argc == 2)
+		server_ctl_replay(s, argv[1], r);
+	else if (strcmp(argv[0], "pause") == 0 && argc == 2)
+		server_ctl_pause(s, argv[1], 1, 0, r);
+	else if (strcmp(argv[0], "resume") == 0 && (argc == 2 || (argc == 3 &&
+	    strcmp(argv[2], "catch_up") == 0)))
+		server_ctl_pause(s, argv[1], 0, argc == 3, r);
+	else
+		control_err(r, "unknown or malformed request \"%s\"", argv[0]);
+}

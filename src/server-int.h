@@ -1,0 +1,274 @@
+/*
+ * server-int.h -- what the files of the daemon's loop share: the server,
+ * its jobs, the pending FIFO, the store write queue, dispatch passes.
+ *
+ * server.c holds the loop's plumbing (heap, write queue, configuration,
+ * watchers, startup); server-sched.c decides what runs (planning,
+ * dispatch, the pending FIFO); server-run.c follows runs from fork to
+ * their recorded end (retries, hooks, the dead man's switch, recovery);
+ * server-ctl.c answers tickctl.  Private to those files.
+ */
+#ifndef TICKD_SERVER_INT_H
+#define TICKD_SERVER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <ev.h>
+
+#include "conf.h"
+#include "control.h"
+#include "policy.h"
+#include "runner.h"
+#include "store.h"
+
+struct envp;
+
+#define SERVER_KILL_GRACE	10.0	/* seconds from TERM to KILL at stop */
+#define SERVER_RETRY		0.25	/* seconds before retrying the store */
+#define SERVER_JUMP_MS		2000	/* clock offset change = a step */
+#define SERVER_BLOCKED_SKIPS	3	/* consecutive skips: "blocked" */
+#define SERVER_FAST_FAIL_MS	1000	/* a failure this fast is "instant" */
+#define SERVER_FAST_FAILS	5	/* instant failures before throttling */
+#define SERVER_THROTTLE_MIN	10	/* seconds, doubled per episode */
+#define SERVER_THROTTLE_MAX	600
+#define SERVER_PRUNE_EVERY	20	/* ends of a job between prunes */
+#define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
+#define SERVER_NONE		SIZE_MAX
+
+/* A job as the loop knows it. */
+struct sjob {
+	char			*id;
+	struct job_def		*def;		/* NULL once removed */
+	struct store_job	 st;		/* mirror of the store row */
+	int64_t			 next_at;	/* next instance, -1: none */
+	int64_t			 due_ms;	/* next_at + random delay */
+	size_t			 hidx;		/* heap slot, or SERVER_NONE */
+	struct run		*runs;		/* live processes */
+	int			 nruns;
+	int			 npending;	/* entries in the pending FIFO */
+	int64_t			 last_end;	/* Unix s, "after" schedules */
+	int64_t			 skips;		/* consecutive overlap skips */
+	int64_t			 skip_since;	/* Unix s of the first of them */
+	int			 fast_fails;	/* consecutive instant failures */
+	int			 throttles;	/* throttle episodes in a row */
+	int64_t			 throttle_until; /* monotonic ms */
+	int64_t			 last_success;	/* Unix ms, -1: never */
+	int			 loaded;	/* last_success read */
+	int			 ends;		/* since its history was pruned */
+	ev_timer		 overdue_w;
+	struct server		*srv;
+};
+
+/* A write for the store, done in the next batch transaction. */
+struct wq_item {
+	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE } kind;
+	int64_t						 rowid;
+	int						 attempt;
+	pid_t						 pid;
+	int64_t						 pid_start;
+	int64_t						 started_ms;
+	int64_t						 lateness_ms;
+	struct store_end				 end;
+	struct store_decision				 dec;
+	struct store_job				 job_st;
+	char						*text;
+	char						*detail;
+	char						*tail;
+	char						*job;
+	struct wq_item					*next;
+};
+
+/*
+ * An instance waiting to start, in one FIFO for all jobs.  It is in the
+ * store too: a "queued", "retrying" or "interrupted" row (rowid), or, for
+ * a new instance claimed in the same transaction, not yet (rowid -1).
+ */
+struct pending {
+	struct sjob	*j;
+	int64_t		 at;		/* scheduled instant */
+	const char	*origin;	/* schedule, reboot */
+	const char	*trigger;	/* schedule, catch_up, retry, recover */
+	int64_t		 rowid;
+	int64_t		 not_before;	/* wall ms (retries), 0: now */
+	int		 claim;		/* dispatch: claim now, by identity */
+	int		 force;		/* only max_running holds it back */
+	const char	*why;		/* dispatch: why it waits */
+	struct store_claimed claimed;
+	struct pending	*next;
+};
+
+struct server {
+	struct ev_loop		 *loop;
+	const char		 *config_path;
+	struct conf		 *conf;
+	struct store		 *store;
+	int			  lock_fd;
+	int			  clock_fd;
+	char			  owner[128];
+	char			  machine_id[80];
+	char			  boot_id[40];
+	int64_t			  boot_time;
+	int			  starting;
+	int			  stopping;
+	int			  verbose;	/* -v: lowest level logged */
+	int			  store_trouble;
+	int64_t			  trouble_since;
+	int64_t			  flush_after;	/* mono ms */
+	int64_t			  clock_off;	/* wall - boot */
+	int64_t			  susp_off;	/* wall - mono */
+	struct sjob		**jobs;		/* sorted by id */
+	size_t			  njobs;
+	struct sjob		**heap;
+	size_t			  nheap;
+	struct wq_item		 *wq;
+	struct wq_item		**wq_tail;
+	struct pending		 *pend;		/* FIFO of waiting instances */
+	struct pending		**pend_tail;
+	size_t			  npend;
+	size_t			  nrunning;	/* job processes (not hooks) */
+	char			**reported;	/* ignored names logged */
+	size_t			  nreported;
+	char			**forget;	/* jobs to forget */
+	size_t			  nforget;
+	struct sjob		**gone;		/* removed, processes left */
+	size_t			  ngone;
+	struct run		 *hooks;	/* on_failure commands running */
+	ev_periodic		  wake_w;
+	ev_timer		  retry_w;	/* store trouble */
+	ev_timer		  pend_w;	/* earliest not_before, throttle */
+	ev_timer		  lease_w;
+	ev_timer		  watchdog_w;
+	ev_timer		  kill_w;
+	ev_io			  clock_w;
+	ev_signal		  term_w;
+	ev_signal		  int_w;
+	ev_signal		  hup_w;
+	ev_child		  child_w;
+	ev_prepare		  flush_w;
+	struct control		 *control;	/* tickctl's socket, or NULL */
+	int64_t			  pruned_at;	/* mono ms of the last age prune */
+	int			  prune_again;	/* that pass hit its chunk */
+};
+
+/* An instance skipped by a dispatch pass. */
+struct dskip {
+	struct sjob	*j;
+	int64_t		 at;
+	int		 throttled;	/* else overlap */
+};
+
+/* What a dispatch pass decided, applied once its transaction commits. */
+struct dispatch {
+	struct pending	 *add;		/* new pending entries, in order */
+	struct pending	**add_tail;
+	struct run	**kill;		/* runs to stop (replace) */
+	size_t		  nkill;
+	struct dskip	 *skipped;	/* each skip, for the journal */
+	size_t		  nskipped;
+	size_t		  room;		/* global slots left to claim now */
+	int		  force;	/* manual --force: no overlap rule */
+	char		  why[STORE_RUN_ID_MAX + 64]; /* the last skip's */
+	int64_t		  now;
+	int64_t		  now_ms;
+	int64_t		  now_mono;
+};
+
+/* What became of a finished attempt. */
+struct server_outcome {
+	const char	*status;	/* run status */
+	const char	*reason;
+	const char	*outcome;	/* attempt outcome */
+	int		 exit_status;	/* -1: none */
+	int		 signal;	/* -1: none */
+	int		 failed;	/* a failure of the job */
+	char		 why[256];	/* for people */
+};
+
+int64_t	server_boot_time(void);
+int	server_can_start(const struct sjob *, int, int64_t);
+void	server_check_clock(struct server *, int64_t);
+void	server_child_cb(struct ev_loop *, ev_child *, int);
+void	server_classify(struct server *, const struct run *, struct server_outcome *);
+void	server_clockfd_cb(struct ev_loop *, ev_io *, int);
+void	server_control_cb(int, char **, struct control_reply *, void *);
+void	server_ctl_pause(struct server *, const char *, int, int, struct control_reply *);
+void	server_ctl_replay(struct server *, const char *, struct control_reply *);
+void	server_ctl_run(struct server *, const char *, int, struct control_reply *);
+void	server_decision_later(struct server *, const char *, const char *, const char *, int64_t, int64_t, int64_t, int64_t);
+void	server_dispatch(struct server *);
+void	server_count_end(struct server *, struct sjob *);
+void	server_dispatch_apply(struct server *, struct dispatch *);
+void	server_dispatch_count(const struct dispatch *, const struct sjob *, int *, int *);
+int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64_t *);
+void	server_env(const struct job_def *, const struct run *, struct envp *);
+void	server_flush(struct server *);
+void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
+void	server_forget(struct server *);
+void	server_forget_collect(const char *, void *);
+void	server_gone_check(struct server *, struct sjob *);
+void	server_heap_fix(struct server *, size_t);
+int	server_heap_less(const struct sjob *, const struct sjob *);
+void	server_heap_remove(struct server *, struct sjob *);
+void	server_heap_set(struct server *, size_t, struct sjob *);
+void	server_heap_update(struct server *, struct sjob *);
+void	server_hook(struct server *, struct sjob *, const char *, const char *, int64_t, int64_t, int, int, int, const char *);
+void	server_hook_done(struct server *, struct run *);
+void	server_identity(struct server *);
+int64_t	server_jitter(int64_t);
+struct sjob *	server_job(struct server *, const char *);
+void	server_job_save(struct server *, struct sjob *);
+void	server_job_sync(struct server *, struct sjob *, int64_t);
+void	server_jobs_free(struct sjob **, size_t);
+void	server_jobs_sync(struct server *);
+void	server_kill_cb(struct ev_loop *, ev_timer *, int);
+void	server_lease_cb(struct ev_loop *, ev_timer *, int);
+void	server_lock(struct server *);
+void	server_log_causes(const struct conf_causes *);
+void	server_log_ignored(struct server *);
+void	server_log_range(struct sjob *, const char *, int64_t, int64_t, int64_t, int);
+void	server_meta(struct server *);
+void	server_note_skip(struct server *, const struct dskip *);
+void	server_overdue_arm(struct server *, struct sjob *);
+void	server_overdue_cb(struct ev_loop *, ev_timer *, int);
+int	server_overlap(struct server *, struct dispatch *, struct sjob *, int64_t, const char *, const char *);
+struct pending *	server_pend_add(struct server *, struct sjob *, int64_t, const char *, const char *, int64_t, int64_t);
+void	server_pend_arm(struct server *);
+void	server_pend_cb(struct ev_loop *, ev_timer *, int);
+void	server_pend_drop(struct server *, struct pending **);
+size_t	server_pend_startable(struct server *);
+void	server_plan(struct server *, struct sjob *, int64_t);
+void	server_pump(struct server *);
+int	server_read_line(const char *, char *, size_t);
+void	server_rearm(struct server *);
+void	server_recover_one(const struct store_found *, void *);
+void	server_reload(struct server *, struct control_reply *);
+void	server_requeue_one(const struct store_found *, void *);
+void	server_retry_cb(struct ev_loop *, ev_timer *, int);
+int64_t	server_retry_plan(struct server *, struct sjob *, const struct run *, struct server_outcome *, int64_t, char *, size_t);
+void	server_run_done(struct run *, void *);
+void	server_run_end(struct server *, struct run *, int);
+void	server_run_started(struct run *, void *);
+void	server_run_unlink(struct sjob *, struct run *);
+void	server_signal_cb(struct ev_loop *, ev_signal *, int);
+int	server_skip_row(struct server *, struct dispatch *, struct sjob *, int64_t, const char *, const char *, const char *);
+void	server_spawn_failed(struct server *, struct run *, const char *);
+void	server_start(struct server *, struct sjob *, const struct store_claimed *, int64_t, const char *);
+void	server_state_dir(const char *);
+void	server_status(struct server *);
+void	server_stop(struct server *, int);
+void	server_stop_runs(struct sjob **, size_t);
+void	server_store_ok(struct server *);
+void	server_store_trouble(struct server *, const char *);
+void	server_throttle_check(struct server *, struct sjob *, int, int64_t);
+void	server_timeout_arm(struct server *, struct run *, double, double);
+void	server_timeout_cb(struct ev_loop *, ev_timer *, int);
+void	server_wake_cb(struct ev_loop *, ev_periodic *, int);
+void	server_watchdog_cb(struct ev_loop *, ev_timer *, int);
+void	server_watchers(struct server *);
+const char *	server_when(int64_t, char *, size_t);
+struct wq_item *	server_wq_add(struct server *, int);
+void	server_wq_free(struct wq_item *);
+
+#endif /* TICKD_SERVER_INT_H */

@@ -1,0 +1,810 @@
+/*
+ * server-run.c -- runs from fork to their recorded end.
+ *
+ * server_start forks a claimed instance (runner.c) and arms its timeout;
+ * server_run_end classifies how it ended (success, failure kind, stopped,
+ * adopted), decides between a retry (backoff with jitter, same run id)
+ * and a final failed or dead status, runs on_failure, throttles a crash
+ * loop, and queues the record.  The dead man's switch and the recovery
+ * of instances a crashed daemon left running live here too.
+ *
+ * DIAGNOSTICS: spawn failures are failed attempts like any other; every
+ * end is a journal event with its MESSAGE_ID.
+ */
+#include <sys/random.h>
+#include <sys/wait.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+#include "clock.h"
+#include "conf.h"
+#include "duration.h"
+#include "envp.h"
+#include "jobenv.h"
+#include "log.h"
+#include "policy.h"
+#include "rfc3339.h"
+#include "runner.h"
+#include "schedule.h"
+#include "server.h"
+#include "server-int.h"
+#include "store.h"
+#include "xmalloc.h"
+
+/* --- starting and ending runs ---------------------------------------------- */
+
+/* Build the environment of an attempt (caller frees with envp_free). */
+void
+server_env(const struct job_def *d, const struct run *r, struct envp *e)
+{
+	struct jobenv_run jr;
+
+	jr.job = r->job;
+	jr.run_id = r->run_id;
+	jr.scheduled_at = r->scheduled_at;
+	jr.attempt = r->attempt;
+	jr.trigger = r->trigger;
+	jobenv_build(d, &jr, e);
+}
+
+/* Queue the end of an attempt that never got a process. */
+void
+server_spawn_failed(struct server *s, struct run *r, const char *why)
+{
+	struct wq_item	*w = server_wq_add(s, WQ_END);
+	struct log_job	 lj;
+
+	w->text = xstrdup(why);
+	w->end.rowid = r->rowid;
+	w->end.attempt = r->attempt;
+	w->end.status = "failed";
+	w->end.reason = "spawn";
+	w->end.outcome = "spawn_failed";
+	w->end.started_ms = -1;
+	w->end.finished_ms = clock_wall_ms();
+	w->end.lateness_ms = -1;
+	w->end.exit_status = -1;
+	w->end.signal = -1;
+	w->end.retry_at = -1;
+	w->end.error = w->text;
+	runner_log_job(r, &lj);
+	log_job(LOG_ERR, LOG_EV_SPAWN_FAILED, &lj, "job %s: run %s: cannot "
+	    "start: %s", r->job, r->run_id, why);
+}
+
+/* A run's timeout: ask it to stop, then kill it. */
+void
+server_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct run	*r = w->data;
+	struct log_job	 lj;
+	char		 d[DURATION_BUFSZ];
+
+	(void)loop;
+	(void)w;
+	(void)revents;
+	r->timed_out = 1;
+	runner_log_job(r, &lj);
+	duration_format((int64_t)r->timeout_secs, d, sizeof d);
+	if (r->hook)
+		log_job(LOG_WARNING, LOG_EV_HOOK, &lj, "job %s: its on_failure "
+		    "command ran longer than %s: signal %d", r->job, d,
+		    r->kill_signal);
+	else
+		log_job(LOG_WARNING, LOG_EV_TIMED_OUT, &lj, "job %s: run %s "
+		    "attempt %d ran longer than its timeout of %s: signal %d "
+		    "to its processes", r->job, r->run_id, r->attempt, d,
+		    r->kill_signal);
+	runner_stop(r, r->kill_signal, r->kill_grace);
+}
+
+/*
+ * Arm a run's timeout: `left` seconds from now (0: none); `secs` is the
+ * configured timeout, for messages.
+ */
+void
+server_timeout_arm(struct server *s, struct run *r, double left, double secs)
+{
+	if (secs <= 0)
+		return;
+	ev_now_update(s->loop);		/* not the time the loop woke up */
+	ev_timer_init(&r->timeout_w, server_timeout_cb, left > 0 ? left :
+	    0.001, 0);
+	r->timeout_secs = secs;
+	r->timeout_w.data = r;
+	ev_timer_start(s->loop, &r->timeout_w);
+}
+
+/* Fork the process of a claimed instance. */
+void
+server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
+    int64_t at, const char *trigger)
+{
+	const struct job_def	*d = j->def;
+	struct runner_spec	 spec;
+	struct envp		 env;
+	struct run		*r;
+	struct wq_item		*w;
+	char			*cause = NULL;
+
+	r = runner_new(j->id, c->run_id, trigger, c->rowid, c->attempt, at,
+	    at * 1000);
+	if (d == NULL) {
+		server_spawn_failed(s, r, "the job was removed from the "
+		    "configuration");
+		runner_free(r);
+		return;
+	}
+	r->kill_signal = d->kill_signal;
+	r->kill_grace = (double)d->kill_grace;
+	r->tail_cap = (size_t)d->output_keep;
+	server_env(d, r, &env);
+	spec.command = d->command;
+	spec.envp = env.v;
+	spec.cred = &d->cred;
+	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	r->owner = j;
+	if (runner_spawn(r, &spec, &cause) == -1) {
+		/* No process: an attempt that failed like any other. */
+		free(cause);
+		envp_free(&env);
+		r->started_ms = clock_wall_ms();
+		r->started_mono = clock_mono_ms();
+		server_run_end(s, r, 0);
+		return;
+	}
+	envp_free(&env);
+	r->next_in_job = j->runs;
+	j->runs = r;
+	j->nruns++;
+	j->skips = 0;
+	if (s->nrunning++ == 0)		/* leases need renewing from now */
+		ev_timer_again(s->loop, &s->lease_w);
+	server_timeout_arm(s, r, (double)d->timeout, (double)d->timeout);
+
+	w = server_wq_add(s, WQ_STARTED);
+	w->rowid = r->rowid;
+	w->attempt = r->attempt;
+	w->pid = r->pid;
+	w->pid_start = r->pid_start;
+	w->started_ms = r->started_ms;
+	w->lateness_ms = r->started_ms - r->scheduled_at * 1000;
+}
+
+/* A run's program is executing (runner.c calls this once exec worked). */
+void
+server_run_started(struct run *r, void *arg)
+{
+	struct log_job lj;
+
+	(void)arg;
+	if (r->hook)
+		return;
+	runner_log_job(r, &lj);
+	lj.lateness_ms = r->started_ms - r->scheduled_at * 1000;
+	log_job(LOG_INFO, LOG_EV_STARTED, &lj, "job %s: run %s attempt %d "
+	    "started, pid %ld, %" PRId64 " ms after its instant (trigger %s)",
+	    r->job, r->run_id, r->attempt, (long)r->pid, lj.lateness_ms,
+	    r->trigger);
+}
+
+/* A random number of milliseconds in [0, max]: retry jitter. */
+int64_t
+server_jitter(int64_t max)
+{
+	uint64_t v = 0;
+
+	if (max <= 0)
+		return 0;
+	if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v)
+		v = (uint64_t)clock_mono_ms() * UINT64_C(0x9e3779b97f4a7c15);
+	return (int64_t)(v % (uint64_t)(max + 1));
+}
+
+/* After a failure: count instant failures, throttle a crash loop. */
+void
+server_throttle_check(struct server *s, struct sjob *j, int failed,
+    int64_t duration_ms)
+{
+	struct log_job	lj = LOG_JOB_INIT;
+	int64_t		secs;
+	char		d[DURATION_BUFSZ];
+	int		i;
+
+	if (!failed || duration_ms >= SERVER_FAST_FAIL_MS) {
+		j->fast_fails = 0;
+		if (!failed)
+			j->throttles = 0;
+		return;
+	}
+	if (++j->fast_fails < SERVER_FAST_FAILS)
+		return;
+	j->fast_fails = 0;
+	for (secs = SERVER_THROTTLE_MIN, i = 0; i < j->throttles &&
+	    secs < SERVER_THROTTLE_MAX; i++)
+		secs *= 2;
+	if (secs > SERVER_THROTTLE_MAX)
+		secs = SERVER_THROTTLE_MAX;
+	j->throttles++;
+	j->throttle_until = clock_mono_ms() + secs * 1000;
+	duration_format(secs, d, sizeof d);
+	lj.job = j->id;
+	log_job(LOG_ERR, LOG_EV_THROTTLED, &lj, "job %s: %d attempts in a row "
+	    "failed within %d ms of starting: throttled for %s (instances "
+	    "due meanwhile are skipped, retries wait)", j->id,
+	    SERVER_FAST_FAILS, SERVER_FAST_FAIL_MS, d);
+	(void)s;
+}
+
+/* Classify the end of a run's process. */
+void
+server_classify(struct server *s, const struct run *r,
+    struct server_outcome *o)
+{
+	int st = r->wstatus;
+
+	memset(o, 0, sizeof *o);
+	o->exit_status = o->signal = -1;
+	if (r->adopted) {
+		o->status = o->outcome = "unknown";
+		o->reason = "adopted";
+		(void)snprintf(o->why, sizeof o->why, "adopted after a "
+		    "restart: its exit status cannot be known");
+		return;
+	}
+	if (r->spawn_failed) {
+		o->failed = 1;
+		o->status = "failed";
+		o->reason = "spawn";
+		o->outcome = "spawn_failed";
+		(void)snprintf(o->why, sizeof o->why, "%s: %s",
+		    child_stage_name(r->report.stage),
+		    strerror(r->report.error));
+		return;
+	}
+	if (WIFEXITED(st)) {
+		o->exit_status = WEXITSTATUS(st);
+		(void)snprintf(o->why, sizeof o->why, "exit %d", o->exit_status);
+	} else {
+		o->signal = WTERMSIG(st);
+		(void)snprintf(o->why, sizeof o->why, "signal %d, %s",
+		    o->signal, strsignal(o->signal));
+	}
+	if (r->replaced || r->stopped || s->stopping) {
+		o->status = o->outcome = "terminated";
+		o->reason = r->replaced ? "replaced" : "shutdown";
+		return;
+	}
+	if (r->timed_out) {
+		o->failed = 1;
+		o->status = "failed";
+		o->reason = "timeout";
+		o->outcome = "timed_out";
+		return;
+	}
+	if (o->exit_status == 0) {
+		o->status = o->outcome = "succeeded";
+		return;
+	}
+	o->failed = 1;
+	o->status = o->outcome = "failed";
+	o->reason = o->exit_status != -1 ? "exit" : "signal";
+}
+
+/*
+ * Decide between a retry and a final failure for a failed attempt.
+ * Returns the retry time (wall ms), or -1 with o->status set to "failed"
+ * or "dead".
+ */
+int64_t
+server_retry_plan(struct server *s, struct sjob *j, const struct run *r,
+    struct server_outcome *o, int64_t now_ms, char *detail, size_t len)
+{
+	const struct job_def	*d = j->def;
+	int64_t			 delay_ms, at;
+	char			 a[RFC3339_BUFSZ], b[RFC3339_BUFSZ];
+
+	detail[0] = '\0';
+	if (d == NULL || d->retries == 0 || s->stopping)
+		return -1;
+	if (!policy_exit_retryable(d->retry_codes, d->retry_any,
+	    o->exit_status != -1 && !r->timed_out && !r->spawn_failed ?
+	    o->exit_status : -1)) {
+		(void)snprintf(detail, len, "%s is not in retry_on_exit: "
+		    "permanent", o->why);
+		return -1;		/* permanent: failed */
+	}
+	if (r->attempt > d->retries) {
+		o->status = "dead";
+		(void)snprintf(detail, len, "%d attempts failed; the last: %s",
+		    r->attempt, o->why);
+		return -1;
+	}
+	delay_ms = policy_retry_delay(d->retry_delay, d->retry_delay_max,
+	    r->attempt) * 1000;
+	at = now_ms + delay_ms + server_jitter(delay_ms / 10);
+	if (j->next_at >= 0 && at >= j->due_ms && r->scheduled_at <
+	    j->next_at) {
+		o->status = "dead";
+		(void)snprintf(detail, len, "a retry at %s would overlap the "
+		    "next instance at %s; the last failure: %s",
+		    server_when(at / 1000, a, sizeof a),
+		    server_when(j->next_at, b, sizeof b), o->why);
+		return -1;
+	}
+	return at;
+}
+
+/* Unlink a run from its job's list. */
+void
+server_run_unlink(struct sjob *j, struct run *r)
+{
+	struct run **rp;
+
+	for (rp = &j->runs; *rp != NULL; rp = &(*rp)->next_in_job) {
+		if (*rp == r) {
+			*rp = r->next_in_job;
+			j->nruns--;
+			return;
+		}
+	}
+}
+
+/* Free a job removed by a reload once nothing of it is left. */
+void
+server_gone_check(struct server *s, struct sjob *j)
+{
+	size_t i;
+
+	if (j->def != NULL || j->nruns > 0 || j->npending > 0)
+		return;
+	for (i = 0; i < s->ngone; i++) {
+		if (s->gone[i] == j) {
+			s->gone[i] = s->gone[--s->ngone];
+			ev_timer_stop(s->loop, &j->overdue_w);
+			free(j->id);
+			free(j);
+			return;
+		}
+	}
+}
+
+/* An on_failure command ended. */
+void
+server_hook_done(struct server *s, struct run *r)
+{
+	struct log_job		 lj;
+	struct server_outcome	 o;
+
+	server_classify(s, r, &o);
+	runner_log_job(r, &lj);
+	lj.exit_status = o.exit_status;
+	lj.signal = o.signal;
+	log_job(o.exit_status == 0 ? LOG_INFO : LOG_WARNING, LOG_EV_HOOK, &lj,
+	    "job %s: on_failure for %s %s (%s)", r->job, r->run_id[0] != '\0' ?
+	    r->run_id : "the dead man's switch", o.exit_status == 0 ? "ran" :
+	    "failed", r->timed_out ? "timed out" : o.why);
+	server_decision_later(s, r->job, "on_failure", r->timed_out ?
+	    "timeout" : o.exit_status == 0 ? "succeeded" : "failed",
+	    r->scheduled_at, r->scheduled_at, 1, r->hook_rowid);
+}
+
+/* A run's process ended (runner.c calls this after the reap). */
+void
+server_run_done(struct run *r, void *arg)
+{
+	server_run_end(arg, r, 1);
+}
+
+/*
+ * An instance of j ended (ran, or was skipped): every SERVER_PRUNE_EVERY
+ * ends, trim the job's history to history_keep.
+ */
+void
+server_count_end(struct server *s, struct sjob *j)
+{
+	if (++j->ends >= SERVER_PRUNE_EVERY) {
+		j->ends = 0;
+		server_wq_add(s, WQ_PRUNE)->job = xstrdup(j->id);
+	}
+}
+
+/*
+ * The end of an attempt: classify it, decide between success, a retry, a
+ * failure or a dead letter, record it, run on_failure, and start what
+ * waits.  linked: the run had a process in its job's list.
+ */
+void
+server_run_end(struct server *s, struct run *r, int linked)
+{
+	struct sjob		 *j = r->owner;
+	struct wq_item		 *w;
+	struct log_job		  lj;
+	struct server_outcome	  o;
+	int64_t			  now_ms = clock_wall_ms(), retry_at = -1;
+	char			  detail[512];
+	int			  prio, ev;
+
+	if (r->hook) {
+		struct run **rp;
+
+		for (rp = &s->hooks; *rp != NULL; rp = &(*rp)->next_in_job) {
+			if (*rp == r) {
+				*rp = r->next_in_job;
+				break;
+			}
+		}
+		server_hook_done(s, r);
+		runner_free(r);
+		if (s->stopping && s->nrunning == 0 && runner_count() == 0)
+			ev_break(s->loop, EVBREAK_ALL);
+		return;
+	}
+	if (linked) {
+		server_run_unlink(j, r);
+		if (--s->nrunning == 0)	/* idle: no wake-ups at all */
+			ev_timer_stop(s->loop, &s->lease_w);
+	}
+	server_classify(s, r, &o);
+	/* Stopped runs leave nothing behind, after their kill_grace. */
+	if ((r->timed_out || r->replaced || r->stopped) && !r->adopted)
+		runner_sweep(r);
+	runner_log_job(r, &lj);
+	lj.duration_ms = clock_mono_ms() - r->started_mono;
+	lj.exit_status = o.exit_status;
+	lj.signal = o.signal;
+	detail[0] = '\0';
+	if (o.failed) {
+		server_throttle_check(s, j, 1, lj.duration_ms);
+		retry_at = server_retry_plan(s, j, r, &o, now_ms, detail,
+		    sizeof detail);
+		if (retry_at != -1)
+			o.status = "retrying";
+	} else if (strcmp(o.status, "succeeded") == 0) {
+		server_throttle_check(s, j, 0, lj.duration_ms);
+		j->last_success = now_ms;
+		if (j->st.overdue_alerted != -1) {
+			j->st.overdue_alerted = -1;
+			server_job_save(s, j);
+		}
+		server_overdue_arm(s, j);
+	}
+
+	w = server_wq_add(s, WQ_END);
+	w->end.rowid = r->rowid;
+	w->end.attempt = r->attempt;
+	w->end.started_ms = r->adopted ? -1 : r->started_ms;
+	w->end.finished_ms = now_ms;
+	w->end.lateness_ms = r->adopted ? -1 :
+	    r->started_ms - r->scheduled_at * 1000;
+	w->end.exit_status = o.exit_status;
+	w->end.signal = o.signal;
+	w->end.status = o.status;
+	w->end.reason = o.reason;
+	w->end.outcome = o.outcome;
+	w->end.retry_at = retry_at;
+	if (r->spawn_failed) {
+		w->text = xstrdup(o.why);
+		w->end.error = w->text;
+	}
+	w->tail = runner_tail(r, &w->end.tail_len);
+	w->end.tail = w->tail;
+	if (r->adopted && r->timed_out)
+		(void)snprintf(detail, sizeof detail, "stopped by its timeout "
+		    "of %.0fs after it was adopted", r->timeout_secs);
+	if (detail[0] != '\0') {
+		w->detail = xstrdup(detail);
+		w->end.detail = w->detail;
+	}
+
+	/* The journal. */
+	prio = LOG_INFO;
+	ev = LOG_EV_SUCCEEDED;
+	if (strcmp(o.status, "terminated") == 0) {
+		prio = LOG_WARNING;
+		ev = r->replaced ? LOG_EV_REPLACED : LOG_EV_TERMINATED;
+	} else if (r->adopted) {
+		prio = LOG_NOTICE;
+		ev = LOG_EV_ADOPTED;
+	} else if (r->spawn_failed) {
+		prio = LOG_ERR;
+		ev = LOG_EV_SPAWN_FAILED;
+	} else if (r->timed_out) {
+		prio = LOG_WARNING;
+		ev = LOG_EV_TIMED_OUT;
+	} else if (o.failed) {
+		prio = LOG_WARNING;
+		ev = LOG_EV_FAILED;
+	}
+	if (r->spawn_failed)
+		log_job(prio, ev, &lj, "job %s: run %s: cannot start: %s",
+		    r->job, r->run_id, o.why);
+	else
+		log_job(prio, ev, &lj, "job %s: run %s attempt %d %s (%s) "
+		    "after %" PRId64 " ms", r->job, r->run_id, r->attempt,
+		    r->timed_out && o.failed ? "timed out" : o.status, o.why,
+		    lj.duration_ms);
+	if (retry_at != -1) {
+		char when[RFC3339_BUFSZ];
+
+		log_job(LOG_NOTICE, LOG_EV_RETRY, &lj, "job %s: run %s: attempt "
+		    "%d at %s", r->job, r->run_id, r->attempt + 1,
+		    server_when(retry_at / 1000, when, sizeof when));
+		server_pend_add(s, j, r->scheduled_at, "schedule", "retry",
+		    r->rowid, retry_at);
+	} else if (o.failed) {
+		if (strcmp(o.status, "dead") == 0)
+			log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is "
+			    "dead: %s", r->job, r->run_id, detail);
+		server_hook(s, j, o.status, o.reason, r->rowid,
+		    r->scheduled_at, r->attempt, o.exit_status, o.signal,
+		    r->run_id);
+	}
+
+	server_count_end(s, j);
+	if (j->def != NULL && schedule_kind(j->def->schedule) ==
+	    SCHEDULE_AFTER && retry_at == -1) {
+		j->last_end = now_ms / 1000;
+		server_plan(s, j, now_ms / 1000);
+	}
+	runner_free(r);
+	server_gone_check(s, j);
+	if (s->stopping) {
+		if (s->nrunning == 0 && runner_count() == 0)
+			ev_break(s->loop, EVBREAK_ALL);
+		return;
+	}
+	server_pump(s);
+	server_rearm(s);
+}
+
+/*
+ * Run a job's on_failure command about an instance that failed or died
+ * (or, with status "overdue", about a job that has not succeeded).  It
+ * never delays scheduling: it is not a run of the job, counts toward no
+ * limit, and has its own timeout.
+ */
+void
+server_hook(struct server *s, struct sjob *j, const char *status,
+    const char *reason, int64_t rowid, int64_t at, int attempt,
+    int exit_status, int sig, const char *run_id)
+{
+	const struct job_def	*d = j->def;
+	struct runner_spec	 spec;
+	struct envp		 env;
+	struct run		*r;
+	char			*cause = NULL, num[16];
+
+	if (d == NULL || d->on_failure == NULL || s->stopping)
+		return;
+	r = runner_new(j->id, run_id, "on_failure", rowid, attempt, at,
+	    at * 1000);
+	r->hook = 1;
+	r->hook_rowid = rowid;
+	r->owner = j;
+	r->kill_signal = d->kill_signal;
+	r->kill_grace = (double)d->kill_grace;
+	server_env(d, r, &env);
+	(void)snprintf(num, sizeof num, "%d", exit_status);
+	envp_set(&env, "TICKD_EXIT_STATUS", exit_status >= 0 ? num : "");
+	(void)snprintf(num, sizeof num, "%d", sig);
+	envp_set(&env, "TICKD_SIGNAL", sig > 0 ? num : "");
+	envp_set(&env, "TICKD_STATUS", status);
+	envp_set(&env, "TICKD_REASON", reason != NULL ? reason : "");
+	spec.command = d->on_failure;
+	spec.envp = env.v;
+	spec.cred = &d->cred;
+	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	if (runner_spawn(r, &spec, &cause) == -1) {
+		log_err("job %s: on_failure cannot start: %s", j->id, cause);
+		free(cause);
+		runner_free(r);
+	} else {
+		r->next_in_job = s->hooks;
+		s->hooks = r;
+		server_timeout_arm(s, r, (double)d->on_failure_timeout,
+		    (double)d->on_failure_timeout);
+	}
+	envp_free(&env);
+}
+
+/* --- the dead man's switch ------------------------------------------------- */
+
+/* expect_success_within has passed without a success: say so, once. */
+void
+server_overdue_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sjob	*j = w->data;
+	struct server	*s = j->srv;
+	struct log_job	 lj = LOG_JOB_INIT;
+	int64_t		 now_ms = clock_wall_ms(), base;
+	char		 d[DURATION_BUFSZ], when[RFC3339_BUFSZ];
+
+	(void)loop;
+	(void)revents;
+	if (j->def == NULL || j->def->expect_success_within == 0)
+		return;
+	base = j->last_success > j->st.watch_since ? j->last_success :
+	    j->st.watch_since;
+	if (now_ms < base + j->def->expect_success_within * 1000) {
+		server_overdue_arm(s, j);	/* the clock went back */
+		return;
+	}
+	duration_format(j->def->expect_success_within, d, sizeof d);
+	lj.job = j->id;
+	if (j->last_success >= 0)
+		log_job(LOG_ERR, LOG_EV_OVERDUE, &lj, "job %s: no run has "
+		    "succeeded for %s (last success %s)", j->id, d,
+		    server_when(j->last_success / 1000, when, sizeof when));
+	else
+		log_job(LOG_ERR, LOG_EV_OVERDUE, &lj, "job %s: no run has "
+		    "succeeded for %s (none since %s)", j->id, d,
+		    server_when(j->st.watch_since / 1000, when, sizeof when));
+	j->st.overdue_alerted = now_ms;
+	server_job_save(s, j);
+	server_hook(s, j, "overdue", "expect_success_within", -1,
+	    now_ms / 1000, 0, -1, -1, "");
+}
+
+/* Arm (or disarm) a job's dead man's switch. */
+void
+server_overdue_arm(struct server *s, struct sjob *j)
+{
+	int64_t base, deadline;
+
+	ev_timer_stop(s->loop, &j->overdue_w);
+	if (j->def == NULL || j->def->expect_success_within == 0 ||
+	    !j->def->enabled || j->st.paused)
+		return;
+	base = j->last_success > j->st.watch_since ? j->last_success :
+	    j->st.watch_since;
+	if (j->st.overdue_alerted >= base)
+		return;			/* said already, until a success */
+	deadline = base + j->def->expect_success_within * 1000;
+	ev_timer_init(&j->overdue_w, server_overdue_cb,
+	    (double)(deadline - clock_wall_ms()) / 1000.0 > 0 ?
+	    (double)(deadline - clock_wall_ms()) / 1000.0 : 0.001, 0);
+	j->overdue_w.data = j;
+	ev_timer_start(s->loop, &j->overdue_w);
+}
+
+/* --- recovery ------------------------------------------------------------- */
+
+/*
+ * Settle an instance a previous daemon left running: adopt its process if
+ * it still lives (same pid and start time), else record the attempt as
+ * interrupted and let the job's recover policy decide.
+ */
+void
+server_recover_one(const struct store_found *f, void *arg)
+{
+	struct server		*s = arg;
+	struct sjob		*j = server_job(s, f->job);
+	struct run		*r;
+	struct wq_item		*w;
+	struct log_job		 lj = LOG_JOB_INIT;
+	char			*cause = NULL;
+	int64_t			 now_ms = clock_wall_ms(), left, start, fstart;
+	pid_t			 pid, found;
+	int			 rerun;
+
+	lj.job = f->job;
+	lj.run_id = f->run_id;
+	lj.attempt = f->attempt;
+	pid = (pid_t)f->pid;
+	start = f->pid_start;
+	if (j != NULL && (pid <= 0 || start == -1 ||
+	    runner_pid_start(pid) != start)) {
+		/* Crashed before the pid was recorded: find it by marker. */
+		if ((found = runner_find_marker(f->run_id, &fstart)) > 0) {
+			pid = found;
+			start = fstart;
+		}
+	}
+	if (j != NULL && pid > 0 && start != -1) {
+		r = runner_new(f->job, f->run_id, f->trigger, f->rowid,
+		    f->attempt, f->scheduled_at, f->scheduled_at * 1000);
+		if (runner_adopt(r, pid, start, &cause) == 0) {
+			r->owner = j;
+			r->started_ms = f->started_ms != -1 ? f->started_ms :
+			    now_ms;
+			r->started_mono = clock_mono_ms() - (now_ms -
+			    r->started_ms);
+			r->kill_signal = j->def->kill_signal;
+			r->kill_grace = (double)j->def->kill_grace;
+			r->next_in_job = j->runs;
+			j->runs = r;
+			j->nruns++;
+			s->nrunning++;
+			if (j->def->timeout > 0) {
+				left = r->started_ms + j->def->timeout * 1000 -
+				    now_ms;
+				server_timeout_arm(s, r, (double)left / 1000.0,
+				    (double)j->def->timeout);
+			}
+			lj.pid = pid;
+			log_job(LOG_NOTICE, LOG_EV_ADOPTED, &lj, "job %s: run %s "
+			    "attempt %d outlived the previous daemon: adopted, "
+			    "pid %ld", f->job, f->run_id, f->attempt, (long)pid);
+			return;
+		}
+		free(cause);
+		runner_free(r);
+	}
+	rerun = j != NULL && j->def != NULL &&
+	    j->def->recover == POLICY_RECOVER_RERUN;
+	if (f->attempt > 0) {
+		w = server_wq_add(s, WQ_END);
+		w->end.rowid = f->rowid;
+		w->end.attempt = f->attempt;
+		w->end.status = rerun ? "interrupted" : "abandoned";
+		w->end.reason = j == NULL ? "removed" : "restart";
+		w->end.outcome = "interrupted";
+		w->end.started_ms = -1;
+		w->end.finished_ms = now_ms;
+		w->end.lateness_ms = -1;
+		w->end.exit_status = w->end.signal = -1;
+		w->end.retry_at = -1;
+		w->text = xstrdup("the daemon stopped while it ran, and its "
+		    "process is gone");
+		w->end.error = w->text;
+	}
+	log_job(LOG_WARNING, LOG_EV_RECOVERED, &lj, "job %s: run %s attempt "
+	    "%d was interrupted by a daemon stop: %s", f->job, f->run_id,
+	    f->attempt, rerun ? "rerun (recover = rerun)" : j == NULL ?
+	    "abandoned (the job is gone)" : "abandoned (recover = abandon)");
+	if (rerun)
+		server_pend_add(s, j, f->scheduled_at, f->origin, "recover",
+		    f->rowid, 0);
+}
+
+/*
+ * Re-queue what a previous daemon left waiting: queued, retrying, or
+ * interrupted (to be rerun) instances.
+ */
+void
+server_requeue_one(const struct store_found *f, void *arg)
+{
+	struct server	*s = arg;
+	struct sjob	*j = server_job(s, f->job);
+
+	if (j == NULL)
+		return;		/* the job is gone; the row says queued */
+	server_pend_add(s, j, f->scheduled_at, f->origin,
+	    strcmp(f->status, "retrying") == 0 ? "retry" :
+	    strcmp(f->status, "interrupted") == 0 ? "recover" :
+	    strcmp(f->trigger, "catch_up") == 0 ? "catch_up" : "schedule",
+	    f->rowid, f->retry_at > 0 ? f->retry_at : 0);
+}
+
+/* Tell tickctl who runs: the meta table of the store. */
+void
+server_meta(struct server *s)
+{
+	char buf[32];
+
+	if (store_begin(s->store) == -1)
+		goto fail;
+	(void)snprintf(buf, sizeof buf, "%ld", (long)getpid());
+	if (store_meta_set(s->store, "pid", buf) == -1)
+		goto rollback;
+	(void)snprintf(buf, sizeof buf, "%lld", (long long)clock_wall_ms());
+	if (store_meta_set(s->store, "since", buf) == -1 ||
+	    store_meta_set(s->store, "config", s->config_path) == -1 ||
+	    store_meta_set(s->store, "version", TICKD_VERSION) == -1)
+		goto rollback;
+	if (store_commit(s->store) == -1)
+		goto fail;
+	return;
+rollback:
+	store_rollback(s->store);
+fail:
+	log_warn("store: recording the daemon's pid: %s",
+	    store_error(s->store));
+}

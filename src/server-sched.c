@@ -1,0 +1,850 @@
+/*
+ * server-sched.c -- what runs: planning each job's next instance, the
+ * pending FIFO, and dispatch.
+ *
+ * A due job's instances go to the misfire policy (policy_due), each
+ * resulting instance to the job's overlap policy (server_overlap), and
+ * every decision and claim of one pass is written in one transaction
+ * before anything is forked (server_dispatch).  What may not start yet
+ * waits in the pending FIFO, in order, as a queued row, until
+ * server_pump finds its job free and a max_running slot.
+ *
+ * DIAGNOSTICS: a store that refuses a pass rolls it back whole and it is
+ * retried (server_store_trouble); decisions are logged as they commit.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ev.h>
+
+#include "clock.h"
+#include "conf.h"
+#include "duration.h"
+#include "log.h"
+#include "policy.h"
+#include "rfc3339.h"
+#include "runner.h"
+#include "schedule.h"
+#include "server.h"
+#include "server-int.h"
+#include "store.h"
+#include "xmalloc.h"
+
+/* --- planning -------------------------------------------------------------- */
+
+/*
+ * Set j's next instance and due time from its definition and stored
+ * state (nothing is written), and place it in the heap.
+ */
+void
+server_plan(struct server *s, struct sjob *j, int64_t now)
+{
+	const struct job_def	*d = j->def;
+	int64_t			 next = -1, after, following = -1, delay;
+
+	if (d != NULL && d->enabled && !j->st.paused) {
+		switch (schedule_kind(d->schedule)) {
+		case SCHEDULE_CRON:
+		case SCHEDULE_EVERY:
+			after = j->st.planned >= 0 ? j->st.planned : now;
+			if (schedule_next(d->schedule, d->tz, d->gap, d->fold,
+			    after, &next) == -1)
+				next = -1;
+			else if (schedule_next(d->schedule, d->tz, d->gap,
+			    d->fold, next, &following) == -1)
+				following = -1;
+			break;
+		case SCHEDULE_AFTER:
+			if (j->nruns == 0 && j->npending == 0)
+				next = (j->last_end >= 0 ? j->last_end : now) +
+				    schedule_interval(d->schedule);
+			break;
+		case SCHEDULE_REBOOT:
+			if (s->starting &&
+			    strcmp(j->st.boot_id, s->boot_id) != 0)
+				next = s->boot_time;
+			break;
+		}
+	}
+	j->next_at = next;
+	if (next < 0) {
+		server_heap_remove(s, j);
+		return;
+	}
+	delay = d->random_delay > 0 ? policy_random_delay(s->machine_id,
+	    j->id, next, d->random_delay, following) : 0;
+	j->due_ms = (next + delay) * 1000;
+	/* @reboot's instant is the boot; it is due when the daemon starts. */
+	if (schedule_kind(d->schedule) == SCHEDULE_REBOOT)
+		j->due_ms = clock_wall_ms() + delay * 1000;
+	server_heap_update(s, j);
+}
+
+/*
+ * Bring a job's stored state in line with its definition.  A job that is
+ * new, or whose schedule, zone, DST policy or enabled flag changed, is
+ * planned from now: it gets no retroactive instances.
+ */
+void
+server_job_sync(struct server *s, struct sjob *j, int64_t now)
+{
+	struct store_job	st;
+	int			found;
+	int64_t			end;
+
+	found = store_job_get(s->store, j->id, &st);
+	if (found == -1)
+		fatalx("store: reading job %s: %s", j->id,
+		    store_error(s->store));
+	if (found && st.sched_hash == j->def->sched_hash) {
+		j->st = st;
+		if (j->st.watch_since == -1) {	/* a row from before v3 */
+			j->st.watch_since = now * 1000;
+			server_job_save(s, j);
+		}
+	} else {
+		memset(&j->st, 0, sizeof j->st);
+		j->st.sched_hash = j->def->sched_hash;
+		j->st.planned = now;
+		j->st.overdue_alerted = -1;
+		j->st.watch_since = now * 1000;	/* a new definition */
+		if (found) {
+			j->st.paused = st.paused;
+			j->st.overdue_alerted = st.overdue_alerted;
+			memcpy(j->st.boot_id, st.boot_id, sizeof st.boot_id);
+		}
+		if (!s->starting &&
+		    schedule_kind(j->def->schedule) == SCHEDULE_REBOOT)
+			(void)snprintf(j->st.boot_id, sizeof j->st.boot_id,
+			    "%s", s->boot_id);
+		if (store_job_put(s->store, j->id, &j->st,
+		    clock_wall_ms()) == -1)
+			log_warn("store: saving job %s: %s", j->id,
+			    store_error(s->store));
+	}
+	j->last_end = -1;
+	if (schedule_kind(j->def->schedule) == SCHEDULE_AFTER &&
+	    (end = store_job_last_end(s->store, j->id)) >= 0)
+		j->last_end = end / 1000;
+	if (!j->loaded) {
+		j->last_success = store_job_last_success(s->store, j->id);
+		j->loaded = 1;
+	}
+	server_overdue_arm(s, j);
+}
+
+/* --- the pending FIFO ----------------------------------------------------------- */
+
+/* Append an instance to the pending FIFO. */
+struct pending *
+server_pend_add(struct server *s, struct sjob *j, int64_t at,
+    const char *origin, const char *trigger, int64_t rowid,
+    int64_t not_before)
+{
+	struct pending *p = xcalloc(1, sizeof *p);
+
+	p->j = j;
+	p->at = at;
+	p->origin = strcmp(origin, "reboot") == 0 ? "reboot" :
+	    strcmp(origin, "manual") == 0 ? "manual" : "schedule";
+	p->trigger = trigger;
+	p->rowid = rowid;
+	p->not_before = not_before;
+	*s->pend_tail = p;
+	s->pend_tail = &p->next;
+	s->npend++;
+	j->npending++;
+	return p;
+}
+
+/* Unlink *pp (an entry of the FIFO) and free it. */
+void
+server_pend_drop(struct server *s, struct pending **pp)
+{
+	struct pending *p = *pp;
+
+	*pp = p->next;
+	if (s->pend_tail == &p->next)
+		s->pend_tail = pp;
+	s->npend--;
+	p->j->npending--;
+	free(p);
+}
+
+/*
+ * Whether a job may start one more process now, given `more` already
+ * started in this pass: not throttled, and its overlap policy allows it
+ * (allow: under max_parallel; the others: nothing of it running).
+ */
+int
+server_can_start(const struct sjob *j, int more, int64_t now_mono)
+{
+	const struct job_def *d = j->def;
+
+	if (d == NULL || j->throttle_until > now_mono)
+		return 0;
+	if (d->overlap == POLICY_OVERLAP_ALLOW)
+		return j->nruns + more < d->max_parallel;
+	return j->nruns + more == 0;
+}
+
+/* Arm the pending timer at the earliest retry or throttle end. */
+void
+server_pend_arm(struct server *s)
+{
+	struct pending	*p;
+	int64_t		 now_ms = clock_wall_ms(), now_mono = clock_mono_ms();
+	int64_t		 wait = -1, w;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		w = -1;
+		if (p->not_before > now_ms)
+			w = p->not_before - now_ms;
+		else if (p->j->throttle_until > now_mono)
+			w = p->j->throttle_until - now_mono;
+		if (w >= 0 && (wait == -1 || w < wait))
+			wait = w;
+	}
+	ev_timer_stop(s->loop, &s->pend_w);
+	if (wait >= 0 && !s->stopping) {
+		ev_timer_set(&s->pend_w, (double)(wait + 1) / 1000.0, 0);
+		ev_timer_start(s->loop, &s->pend_w);
+	}
+}
+
+/* --- dispatch ---------------------------------------------------------------- */
+
+/* Log a clock step or a suspend seen through the clocks' offsets. */
+void
+server_check_clock(struct server *s, int64_t wall)
+{
+	struct log_job	lj = LOG_JOB_INIT;
+	int64_t		off = wall - clock_boot_ms();
+	int64_t		soff = wall - clock_mono_ms(), d;
+	char		buf[DURATION_BUFSZ];
+
+	d = off - s->clock_off;
+	if (s->clock_off != 0 && (d > SERVER_JUMP_MS || d < -SERVER_JUMP_MS)) {
+		duration_format((d < 0 ? -d : d) / 1000, buf, sizeof buf);
+		log_job(LOG_WARNING, LOG_EV_CLOCK_JUMP, &lj, "the wall clock "
+		    "was stepped %s by %s: instances jumped over are late (the "
+		    "misfire policy decides), none already run will run again",
+		    d > 0 ? "forward" : "back", buf);
+	} else if (s->susp_off != 0 && soff - s->susp_off > SERVER_JUMP_MS) {
+		duration_format((soff - s->susp_off) / 1000, buf, sizeof buf);
+		log_job(LOG_NOTICE, LOG_EV_CLOCK_JUMP, &lj, "resumed after a "
+		    "suspend of about %s", buf);
+	}
+	s->clock_off = off;
+	s->susp_off = soff;
+}
+
+/* How many entries of job j this pass added (and how many claim now). */
+void
+server_dispatch_count(const struct dispatch *dp, const struct sjob *j,
+    int *added, int *claiming)
+{
+	const struct pending *p;
+
+	*added = *claiming = 0;
+	for (p = dp->add; p != NULL; p = p->next) {
+		if (p->j == j) {
+			(*added)++;
+			*claiming += p->claim;
+		}
+	}
+}
+
+/* Record one instance that does not run, as a skipped row. */
+int
+server_skip_row(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t at, const char *origin, const char *reason, const char *detail)
+{
+	struct store_claim c;
+
+	memset(&c, 0, sizeof c);
+	c.job = j->id;
+	c.scheduled_at = at;
+	c.origin = origin;
+	c.trigger = "schedule";
+	c.now_ms = dp->now_ms;
+	c.reason = reason;
+	c.detail = detail;
+	return store_run_skip(s->store, &c) == -1 ? -1 : 0;
+}
+
+/*
+ * Hand one instance to the job's overlap policy, inside the dispatch
+ * transaction: a skipped row, or a new pending entry (claimed now when
+ * the job and a global slot are free).
+ */
+int
+server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t at, const char *origin, const char *trigger)
+{
+	const struct job_def	*d = j->def;
+	struct store_claim	 c;
+	struct pending		*p, **pp;
+	struct run		*r;
+	char			 detail[STORE_RUN_ID_MAX + 64];
+	int			 added, claiming, inflight, rc, throttled = 0;
+
+	server_dispatch_count(dp, j, &added, &claiming);
+	inflight = j->nruns + j->npending + added;
+	/* Catch-up runs are a backlog: they wait their turn, never skip. */
+	if (strcmp(trigger, "catch_up") == 0 || dp->force)
+		goto runs;
+	if (j->throttle_until > dp->now_mono) {
+		if (server_skip_row(s, dp, j, at, origin, "throttled",
+		    "the job fails instantly and is throttled") == -1)
+			return -1;
+		throttled = 1;
+		goto skipped;
+	}
+	switch (d->overlap) {
+	case POLICY_OVERLAP_SKIP:
+	case POLICY_OVERLAP_QUEUE:
+		if (inflight == 0)
+			break;
+		if (d->overlap == POLICY_OVERLAP_QUEUE &&
+		    j->npending + added < d->queue_limit)
+			break;
+		if (j->runs != NULL)
+			(void)snprintf(detail, sizeof detail, "%s is still "
+			    "running", j->runs->run_id);
+		else
+			(void)snprintf(detail, sizeof detail, "an earlier "
+			    "instance is waiting to start");
+		if (d->overlap == POLICY_OVERLAP_QUEUE)
+			(void)strncat(detail, "; the queue is full",
+			    sizeof detail - strlen(detail) - 1);
+		if (server_skip_row(s, dp, j, at, origin, "overlap",
+		    detail) == -1)
+			return -1;
+		goto skipped;
+	case POLICY_OVERLAP_ALLOW:
+		if (inflight < d->max_parallel)
+			break;
+		(void)snprintf(detail, sizeof detail, "max_parallel (%lld) "
+		    "instances are in flight", (long long)d->max_parallel);
+		if (server_skip_row(s, dp, j, at, origin, "overlap",
+		    detail) == -1)
+			return -1;
+		goto skipped;
+	case POLICY_OVERLAP_REPLACE:
+		/* The newest wins: stop what runs, drop what waits. */
+		for (r = j->runs; r != NULL; r = r->next_in_job) {
+			if (r->replaced)
+				continue;
+			r->replaced = 1;
+			dp->kill = xreallocarray(dp->kill, dp->nkill + 1,
+			    sizeof *dp->kill);
+			dp->kill[dp->nkill++] = r;
+		}
+		for (pp = &s->pend; *pp != NULL;) {
+			if ((*pp)->j != j) {
+				pp = &(*pp)->next;
+				continue;
+			}
+			memset(&c, 0, sizeof c);
+			c.job = j->id;
+			c.scheduled_at = (*pp)->at;
+			c.origin = (*pp)->origin;
+			c.now_ms = dp->now_ms;
+			if (store_run_unqueue(s->store, &c, "skipped",
+			    "replaced") == -1)
+				return -1;
+			server_pend_drop(s, pp);
+		}
+		for (p = dp->add; p != NULL; p = p->next) {
+			if (p->j != j || p->claim)
+				continue;
+			memset(&c, 0, sizeof c);
+			c.job = j->id;
+			c.scheduled_at = p->at;
+			c.origin = p->origin;
+			c.now_ms = dp->now_ms;
+			if (store_run_unqueue(s->store, &c, "skipped",
+			    "replaced") == -1)
+				return -1;
+			p->j = NULL;	/* superseded before it began */
+		}
+		break;
+	}
+
+	/* It runs: now if the job and a slot are free, else it waits. */
+runs:
+	p = xcalloc(1, sizeof *p);
+	p->j = j;
+	p->at = at;
+	p->origin = strcmp(origin, "reboot") == 0 ? "reboot" :
+	    strcmp(origin, "manual") == 0 ? "manual" : "schedule";
+	p->trigger = trigger;
+	p->rowid = -1;
+	p->force = dp->force;
+	memset(&c, 0, sizeof c);
+	c.job = j->id;
+	c.scheduled_at = at;
+	c.origin = p->origin;
+	c.trigger = trigger;
+	c.owner = s->owner;
+	c.now_ms = dp->now_ms;
+	c.lease_until = dp->now + s->conf->lease;
+	if (dp->room > 0 && strcmp(trigger, "catch_up") != 0 &&
+	    (dp->force || (server_can_start(j, claiming, dp->now_mono) &&
+	    (d->overlap == POLICY_OVERLAP_ALLOW || added == claiming)))) {
+		if ((rc = store_run_claim(s->store, &c, &p->claimed)) == -1) {
+			free(p);
+			return -1;
+		}
+		if (rc == 0) {		/* it exists already: it ran */
+			free(p);
+			return 0;
+		}
+		p->claim = 1;
+		dp->room--;
+	} else {
+		c.reason = strcmp(trigger, "catch_up") == 0 ? "catch_up" :
+		    inflight > 0 ? "overlap" : "max_running";
+		p->why = c.reason;
+		if ((rc = store_run_queue(s->store, &c)) == -1) {
+			free(p);
+			return -1;
+		}
+		if (rc == 0) {
+			free(p);
+			return 0;
+		}
+	}
+	*dp->add_tail = p;
+	dp->add_tail = &p->next;
+	return 0;
+
+skipped:
+	(void)snprintf(dp->why, sizeof dp->why, "%s", throttled ?
+	    "the job fails instantly and is throttled" : detail);
+	dp->skipped = xreallocarray(dp->skipped, dp->nskipped + 1,
+	    sizeof *dp->skipped);
+	dp->skipped[dp->nskipped].j = j;
+	dp->skipped[dp->nskipped].at = at;
+	dp->skipped[dp->nskipped++].throttled = throttled;
+	return 0;
+}
+
+/* Log a range of instances that do not run. */
+void
+server_log_range(struct sjob *j, const char *reason, int64_t first,
+    int64_t last, int64_t count, int capped)
+{
+	struct log_job	lj = LOG_JOB_INIT;
+	char		a[RFC3339_BUFSZ], b[RFC3339_BUFSZ];
+
+	lj.job = j->id;
+	lj.scheduled_at = last;
+	log_job(LOG_WARNING, strcmp(reason, "overlap") == 0 ||
+	    strcmp(reason, "stall") == 0 ? LOG_EV_SKIPPED : LOG_EV_MISSED, &lj, "job %s: %s%" PRId64
+	    " instance%s from %s to %s skipped (%s)", j->id,
+	    capped ? "at least " : "", count, count == 1 ? "" : "s",
+	    server_when(first, a, sizeof a), server_when(last, b, sizeof b),
+	    strcmp(reason, "coalesced") == 0 ? "found late: coalesced into "
+	    "one run, misfire = run_once" : strcmp(reason, "stall") == 0 ?
+	    "due at once after a short stall: coalesced into the newest" :
+	    strcmp(reason, "misfire") == 0 ?
+	    "found late, misfire = skip" : strcmp(reason, "catch_up_limit") ==
+	    0 ? "older than the catch_up_limit newest late ones" :
+	    "due at once while the job was busy");
+}
+
+/*
+ * Decide what becomes of a due job's instances, inside the dispatch
+ * transaction.  Sets *planned to the newest instance decided.
+ */
+int
+server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t *planned)
+{
+	const struct job_def	*d = j->def;
+	struct store_decision	 dec;
+	struct policy_due	 due;
+	int64_t			*buf;
+	size_t			 bufsz, i;
+	int			 rc = 0;
+
+	switch (schedule_kind(d->schedule)) {
+	case SCHEDULE_REBOOT:
+	case SCHEDULE_AFTER:
+		/* One instance, never "late": it runs whenever it is due. */
+		*planned = j->next_at;
+		return server_overlap(s, dp, j, j->next_at,
+		    schedule_kind(d->schedule) == SCHEDULE_REBOOT ? "reboot" :
+		    "schedule", "schedule");
+	case SCHEDULE_CRON:
+	case SCHEDULE_EVERY:
+	default:
+		break;
+	}
+	bufsz = (size_t)d->catch_up_limit + 64;
+	buf = xreallocarray(NULL, bufsz, sizeof *buf);
+	policy_due(d->schedule, d->tz, d->gap, d->fold, j->next_at, dp->now,
+	    d->misfire_grace + d->random_delay, d->misfire,
+	    d->catch_up_limit, buf, bufsz, &due);
+	*planned = due.last >= 0 ? due.last : j->st.planned;
+
+	memset(&dec, 0, sizeof dec);
+	dec.job = j->id;
+	dec.decision = "skipped";
+	dec.now_ms = dp->now_ms;
+	dec.run_rowid = -1;
+	if (due.skip_count > 0) {
+		dec.reason = due.skip_reason;
+		dec.first_at = due.skip_first;
+		dec.last_at = due.skip_last;
+		dec.count = due.skip_count;
+		if (store_decision_add(s->store, &dec) == -1)
+			goto fail;
+	}
+	if (due.skip_count > 0)
+		server_log_range(j, due.skip_reason, due.skip_first,
+		    due.skip_last, due.skip_count, due.skip_capped);
+	for (i = 0; i < due.ncatch && rc == 0; i++)
+		rc = server_overlap(s, dp, j, due.run[i], "schedule",
+		    "catch_up");
+	if (rc == -1)
+		goto fail;
+	if ((d->overlap == POLICY_OVERLAP_SKIP ||
+	    d->overlap == POLICY_OVERLAP_REPLACE) &&
+	    (int64_t)(due.nrun - due.ncatch) + due.more_count > 1) {
+		/*
+		 * Several on-time instances at once (a short stall, within
+		 * misfire_grace): one instance of the job at a time, so the
+		 * newest runs and the older ones coalesce into it.
+		 */
+		dec.reason = "coalesced";
+		dec.first_at = due.run[due.ncatch];
+		dec.last_at = due.ontime_prev;
+		dec.count = (int64_t)(due.nrun - due.ncatch) + due.more_count -
+		    1;
+		if (store_decision_add(s->store, &dec) == -1 ||
+		    server_overlap(s, dp, j, due.last, "schedule",
+		    "schedule") == -1)
+			goto fail;
+		server_log_range(j, "stall", due.run[due.ncatch],
+		    due.ontime_prev, dec.count, due.more_capped);
+		free(buf);
+		return 0;
+	}
+	for (i = due.ncatch; i < due.nrun && rc == 0; i++)
+		rc = server_overlap(s, dp, j, due.run[i], "schedule",
+		    "schedule");
+	if (rc == -1)
+		goto fail;
+	if (due.more_count > 0) {
+		dec.reason = "overlap";
+		dec.first_at = due.more_first;
+		dec.last_at = due.more_last;
+		dec.count = due.more_count;
+		if (store_decision_add(s->store, &dec) == -1)
+			goto fail;
+	}
+	/* Logged now; rolled back with the rest if the commit fails. */
+	if (due.more_count > 0)
+		server_log_range(j, "overlap", due.more_first, due.more_last,
+		    due.more_count, due.more_capped);
+	free(buf);
+	return 0;
+fail:
+	free(buf);
+	return -1;
+}
+
+/*
+ * Log a skipped instance (an end, for retention); count overlap skips and
+ * say, once per streak, that the job is stuck.
+ */
+void
+server_note_skip(struct server *s, const struct dskip *k)
+{
+	struct sjob	*j = k->j;
+	struct log_job	 lj = LOG_JOB_INIT;
+	char		 when[RFC3339_BUFSZ];
+
+	server_count_end(s, j);
+	lj.job = j->id;
+	lj.scheduled_at = k->at;
+	if (k->throttled) {
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped: the job is throttled", j->id,
+		    server_when(k->at, when, sizeof when));
+		return;
+	}
+	if (j->skips++ == 0)
+		j->skip_since = k->at;
+	if (j->skips == SERVER_BLOCKED_SKIPS)
+		log_job(LOG_ERR, LOG_EV_BLOCKED, &lj, "job %s is blocked: %d "
+		    "instances in a row skipped since %s%s%s", j->id,
+		    SERVER_BLOCKED_SKIPS, server_when(j->skip_since, when,
+		    sizeof when), j->runs != NULL ? " while " : "",
+		    j->runs != NULL ? j->runs->run_id : "");
+	else
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped (overlap = %s)%s%s", j->id, server_when(k->at, when,
+		    sizeof when), policy_overlap_name(j->def->overlap),
+		    j->runs != NULL ? ": still running: " : "",
+		    j->runs != NULL ? j->runs->run_id : "");
+}
+
+/* How many entries of the FIFO could start now but for max_running. */
+size_t
+server_pend_startable(struct server *s)
+{
+	struct pending	*p;
+	int64_t		 now_ms = clock_wall_ms(), now_mono = clock_mono_ms();
+	size_t		 n = 0;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		if (p->not_before <= now_ms &&
+		    server_can_start(p->j, 0, now_mono))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * After a dispatch pass (or a manual run) committed: log the skips, stop
+ * what is replaced, fork what was claimed, queue what waits.
+ */
+void
+server_dispatch_apply(struct server *s, struct dispatch *dp)
+{
+	struct pending	*p, *next;
+	size_t		 i;
+
+	for (i = 0; i < dp->nskipped; i++)
+		server_note_skip(s, &dp->skipped[i]);
+	for (i = 0; i < dp->nkill; i++) {
+		struct log_job lj;
+
+		runner_log_job(dp->kill[i], &lj);
+		log_job(LOG_NOTICE, LOG_EV_REPLACED, &lj, "job %s: run %s is "
+		    "replaced by a newer instance: signal %d",
+		    dp->kill[i]->job, dp->kill[i]->run_id,
+		    dp->kill[i]->kill_signal);
+		runner_stop(dp->kill[i], dp->kill[i]->kill_signal,
+		    dp->kill[i]->kill_grace);
+	}
+	for (p = dp->add; p != NULL; p = next) {
+		next = p->next;
+		if (p->j == NULL)		/* replaced within this pass */
+			free(p);
+		else if (p->claim) {
+			server_start(s, p->j, &p->claimed, p->at, p->trigger);
+			free(p);
+		} else {
+			struct log_job	lj = LOG_JOB_INIT;
+			char		when[RFC3339_BUFSZ];
+
+			lj.job = p->j->id;
+			lj.scheduled_at = p->at;
+			log_job(LOG_INFO, LOG_EV_NONE, &lj, "job %s: instance %s "
+			    "waits (%s)", p->j->id, server_when(p->at, when,
+			    sizeof when), strcmp(p->why, "catch_up") == 0 ?
+			    "a catch-up run, one at a time" :
+			    strcmp(p->why, "overlap") == 0 ? "overlap = queue "
+			    "or replace: after the running one" :
+			    "max_running reached");
+			p->next = NULL;
+			*s->pend_tail = p;
+			s->pend_tail = &p->next;
+			s->npend++;
+			p->j->npending++;
+		}
+	}
+	dp->add = NULL;
+	dp->add_tail = &dp->add;
+}
+
+/*
+ * Handle every job that is due: decide, write every decision and claim in
+ * one transaction, then fork.  If the store refuses, nothing changes and
+ * dispatch is retried after SERVER_RETRY.
+ */
+void
+server_dispatch(struct server *s)
+{
+	struct dispatch	 dp;
+	struct sjob	**due = NULL;
+	struct pending	 *p, *next;
+	int64_t		 *planned = NULL;
+
+	size_t		  ndue = 0, i, waiting;
+
+	if (s->stopping)
+		return;
+	memset(&dp, 0, sizeof dp);
+	dp.add_tail = &dp.add;
+	dp.now_ms = clock_wall_ms();
+	dp.now = dp.now_ms / 1000;
+	dp.now_mono = clock_mono_ms();
+	server_check_clock(s, dp.now_ms);
+	server_flush(s);	/* earlier ends free slots and come first */
+	while (s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms) {
+		due = xreallocarray(due, ndue + 1, sizeof *due);
+		due[ndue++] = s->heap[0];
+		server_heap_remove(s, s->heap[0]);
+	}
+	if (ndue == 0)
+		goto out;
+	planned = xreallocarray(NULL, ndue, sizeof *planned);
+	waiting = server_pend_startable(s);
+	dp.room = (size_t)s->conf->max_running > s->nrunning + waiting ?
+	    (size_t)s->conf->max_running - s->nrunning - waiting : 0;
+
+	if (store_begin(s->store) == -1)
+		goto busy;
+	for (i = 0; i < ndue; i++) {
+		struct store_job st = due[i]->st;
+
+		if (server_dispatch_job(s, &dp, due[i], &planned[i]) == -1)
+			goto rollback;
+		st.planned = planned[i];
+		if (schedule_kind(due[i]->def->schedule) == SCHEDULE_REBOOT)
+			(void)snprintf(st.boot_id, sizeof st.boot_id, "%s",
+			    s->boot_id);
+		if (store_job_put(s->store, due[i]->id, &st, dp.now_ms) == -1)
+			goto rollback;
+	}
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+
+	/* Committed: apply, then fork. */
+	for (i = 0; i < ndue; i++) {
+		due[i]->st.planned = planned[i];
+		if (schedule_kind(due[i]->def->schedule) == SCHEDULE_REBOOT)
+			(void)snprintf(due[i]->st.boot_id,
+			    sizeof due[i]->st.boot_id, "%s", s->boot_id);
+	}
+	server_dispatch_apply(s, &dp);
+	for (i = 0; i < ndue; i++) {
+		if (due[i]->def == NULL)
+			continue;
+		if (schedule_kind(due[i]->def->schedule) != SCHEDULE_AFTER)
+			server_plan(s, due[i], dp.now);
+		else if (due[i]->nruns == 0 && due[i]->npending == 0) {
+			/* The instance exists already: wait a full delay. */
+			due[i]->last_end = dp.now;
+			server_plan(s, due[i], dp.now);
+		}
+	}
+	server_pump(s);
+	goto out;
+
+rollback:
+	store_rollback(s->store);
+busy:
+	/* Nothing was written: put the jobs back as they were. */
+	server_store_trouble(s, "dispatch");
+	for (i = 0; i < ndue; i++)
+		server_heap_update(s, due[i]);
+	for (p = dp.add; p != NULL; p = next) {
+		next = p->next;
+		free(p);
+	}
+	for (i = 0; i < dp.nkill; i++)
+		dp.kill[i]->replaced = 0;
+out:
+	free(due);
+	free(planned);
+	free(dp.kill);
+	free(dp.skipped);
+	server_rearm(s);
+}
+
+/*
+ * Start what waits in the pending FIFO while slots are free, in order:
+ * an entry whose job cannot start yet (overlap, throttle, a retry not yet
+ * due) holds back the later entries of that job, not of others.
+ */
+void
+server_pump(struct server *s)
+{
+	struct pending		**pp, *p, **batch = NULL;
+	struct sjob		**blocked = NULL;
+	struct store_claim	  c;
+	int64_t			  now_ms = clock_wall_ms();
+	int64_t			  now_mono = clock_mono_ms();
+	size_t			  n = 0, nblocked = 0, room, i, k;
+	int			  rc, more;
+
+	if (s->stopping || s->pend == NULL)
+		goto out;
+	room = (size_t)s->conf->max_running > s->nrunning ?
+	    (size_t)s->conf->max_running - s->nrunning : 0;
+	for (p = s->pend; p != NULL && n < room; p = p->next) {
+		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
+			;
+		if (k < nblocked)
+			continue;
+		for (more = 0, i = 0; i < n; i++)
+			more += batch[i]->j == p->j;
+		if (p->not_before > now_ms || (!p->force &&
+		    !server_can_start(p->j, more, now_mono))) {
+			blocked = xreallocarray(blocked, nblocked + 1,
+			    sizeof *blocked);
+			blocked[nblocked++] = p->j;
+			continue;
+		}
+		batch = xreallocarray(batch, n + 1, sizeof *batch);
+		batch[n++] = p;
+	}
+	if (n == 0)
+		goto out;
+
+	if (store_begin(s->store) == -1)
+		goto busy;
+	for (i = 0; i < n; i++) {
+		p = batch[i];
+		memset(&c, 0, sizeof c);
+		c.job = p->j->id;
+		c.scheduled_at = p->at;
+		c.origin = p->origin;
+		c.trigger = p->trigger;
+		c.owner = s->owner;
+		c.now_ms = now_ms;
+		c.lease_until = now_ms / 1000 + s->conf->lease;
+		rc = p->rowid == -1 ? store_run_claim(s->store, &c,
+		    &p->claimed) : store_run_claim_id(s->store, p->rowid, &c,
+		    &p->claimed);
+		if (rc == -1) {
+			store_rollback(s->store);
+			goto busy;
+		}
+		p->claim = rc;
+	}
+	if (store_commit(s->store) == -1)
+		goto busy;
+	server_store_ok(s);
+	for (i = 0; i < n; i++) {
+		for (pp = &s->pend; *pp != batch[i]; pp = &(*pp)->next)
+			;
+		p = *pp;
+		*pp = p->next;
+		if (s->pend_tail == &p->next)
+			s->pend_tail = pp;
+		s->npend--;
+		p->j->npending--;
+		if (p->claim)
+			server_start(s, p->j, &p->claimed, p->at, p->trigger);
+		free(p);
+	}
+	goto out;
+busy:
+	server_store_trouble(s, "claim");
+out:
+	free(batch);
+	free(blocked);
+	server_pend_arm(s);
+}

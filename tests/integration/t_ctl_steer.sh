@@ -1,0 +1,237 @@
+#!/bin/sh
+# tickctl steers the daemon through its control socket: run (a manual
+# instance starts at once; --wait exits with the job's status; overlap
+# refuses a busy job unless --force), replay (a failed instance again under
+# its own identity, a succeeded one refused), pause and resume (persisted
+# across a restart, no back-fill, --catch-up hands the missed instants to
+# the misfire policy), reload (accepted, partly refused with the problems,
+# refused for an invalid tickd.conf).
+. tests/integration/lib.sh
+setup
+[ -n "$python" ] || { echo "python3 is missing"; exit 77; }
+
+# Jobs that only run when asked (@yearly), and one every second.
+write_job manual.job <<'EOF'
+[zero]
+schedule = @yearly
+command = true
+
+[three]
+schedule = @yearly
+command = exit 3
+
+[selfkill]
+schedule = @yearly
+command = kill -KILL $$
+
+[busy]
+schedule = @yearly
+command = sleep 30
+
+[flaky]
+schedule = @yearly
+command = env > @DIR@/flaky.$TICKD_ATTEMPT; [ "$TICKD_ATTEMPT" -ge 2 ]
+EOF
+write_job tick.job <<'EOF'
+[tick]
+schedule = * * * * * *
+command = echo "v1 $TICKD_RUN_ID" >> @DIR@/tick.out
+EOF
+daemon_start
+
+# ended RUN_ID: whether the instance has a final status.
+ended() {
+	case $(sql "SELECT status FROM runs WHERE run_id = '$1'") in
+	succeeded | failed | dead | skipped | terminated | abandoned | unknown)
+		return 0 ;;
+	esac
+	return 1
+}
+
+# --- run: a run id, and a start within moments --------------------------------------
+t_req=$(now_ms)
+run_cmd ctl run zero
+expect_eq "run zero: exit" "$rc" 0
+expect_match "run zero: the run id" "$out" "zero@20??-??-??T??:??:??Z/manual"
+zid=$out
+wait_for "zero's run to end" 5 ended "$zid"
+expect_eq "run zero: succeeded, trigger manual" "$(sql "SELECT status || ' ' ||
+    trigger || ' ' || origin FROM runs WHERE run_id = '$zid'")" "succeeded manual manual"
+t_start=$(attempt_field "$zid" 1 started_at)
+expect_eq "run zero: started within 1 s of the request" \
+    "$([ $((t_start - t_req)) -le 1000 ] && echo yes)" yes
+echo "run zero: started $((t_start - t_req)) ms after tickctl was called"
+
+# --- run --wait: the job's exit status ---------------------------------------------------
+run_cmd ctl run --wait zero
+expect_eq "run --wait zero: exit" "$rc" 0
+expect_match "run --wait zero: stderr" "$err" "zero@*Z/manual: succeeded"
+run_cmd ctl run --wait three
+expect_eq "run --wait three: exit 3" "$rc" 3
+expect_match "run --wait three: stderr" "$err" "three@*Z/manual: failed, exit"
+run_cmd ctl run --wait selfkill
+expect_eq "run --wait selfkill: exit 128 + 9" "$rc" 137
+expect_match "run --wait selfkill: stderr" "$err" "selfkill@*Z/manual: failed, signal"
+run_cmd ctl --json run --wait three
+expect_eq "--json run --wait three: exit" "$rc" 3
+printf '%s\n' "$out" | expect_json "--json run --wait" run_id job exit_status
+expect_match "--json run --wait three" "$(printf '%s\n' "$out" | jpy '[o["job"],
+    o["exit_status"], o["run_id"]]' | tr '\n' ' ')" "three 3 three@*Z/manual "
+
+# --- run on a busy job: overlap, then --force ----------------------------------------------
+run_cmd ctl run busy
+expect_eq "run busy: exit" "$rc" 0
+bid=$out
+wait_for "busy to run" 5 eval '[ "$(sql "SELECT status FROM runs
+    WHERE run_id = '"'$bid'"'")" = running ]'
+run_cmd ctl run busy
+expect_eq "run busy (busy): exit" "$rc" 1
+expect_match "run busy (busy): why" "$err" \
+    "tickctl: run busy: busy@*Z/manual skipped (overlap = skip): $bid is still running; use --force"
+expect_eq "run busy (busy): one line" "$(printf '%s\n' "$err" | wc -l)" 1
+run_cmd ctl run --force busy
+expect_eq "run --force busy: exit" "$rc" 0
+fbid=$out
+wait_for "the forced busy to run" 5 eval '[ "$(sql "SELECT status FROM runs
+    WHERE run_id = '"'$fbid'"'")" = running ]'
+expect_eq "busy: two instances running" "$(sql "SELECT count(*) FROM runs WHERE
+    job = 'busy' AND status = 'running'")" 2
+expect_eq "busy: the refused one is recorded as skipped" "$(sql "SELECT count(*)
+    FROM runs WHERE job = 'busy' AND status = 'skipped' AND reason = 'overlap'")" 1
+
+# How long manual instances took to start: the request (created_at) to
+# the start of their process.
+lat=$(sql "SELECT max(a.started_at - r.created_at) || ' ms max, ' ||
+    CAST(avg(a.started_at - r.created_at) AS INTEGER) || ' ms mean over ' ||
+    count(*) FROM runs r JOIN attempts a ON a.run = r.id AND a.attempt = 1
+    WHERE r.origin = 'manual' AND a.started_at IS NOT NULL")
+echo "manual run start latency (request to process start): $lat"
+expect_eq "manual runs start within 100 ms of the request" "$(sql "SELECT count(*)
+    FROM runs r JOIN attempts a ON a.run = r.id AND a.attempt = 1
+    WHERE r.origin = 'manual' AND a.started_at - r.created_at > 100 * $slow")" 0
+
+# --- replay ------------------------------------------------------------------------
+run_cmd ctl run --wait flaky
+expect_eq "run --wait flaky: exit" "$rc" 1
+fid=$out
+run_cmd ctl replay "$fid"
+expect_eq "replay: exit" "$rc" 0
+expect_eq "replay: the run id" "$out" "$fid"
+wait_for "the replayed attempt" 5 test -s "$dir/flaky.2"
+wait_for "the replay to end" 5 ended "$fid"
+expect_eq "replay: the same TICKD_RUN_ID" "$(grep '^TICKD_RUN_ID=' "$dir/flaky.2")" \
+    "TICKD_RUN_ID=$fid"
+expect_eq "replay: attempt 2, trigger replay" "$(grep -E '^TICKD_(ATTEMPT|TRIGGER)=' \
+    "$dir/flaky.2" | sort | tr '\n' ' ')" "TICKD_ATTEMPT=2 TICKD_TRIGGER=replay "
+expect_eq "replay: the first attempt's" "$(grep -E '^TICKD_(RUN_ID|ATTEMPT|TRIGGER)=' \
+    "$dir/flaky.1" | sort | tr '\n' ' ')" "TICKD_ATTEMPT=1 TICKD_RUN_ID=$fid TICKD_TRIGGER=manual "
+expect_eq "replay: one instance, 2 attempts, succeeded" "$(ctl --json show "$fid" |
+    jpy '[o["status"], o["attempts"], o["trigger"]] + [a["trigger"] + "/" +
+    str(a["exit_status"]) for a in o["attempt_list"]]' | tr '\n' ' ')" \
+    "succeeded 2 replay manual/1 replay/0 "
+run_cmd ctl replay "$fid"
+expect_eq "replay (succeeded): exit" "$rc" 1
+expect_eq "replay (succeeded): why" "$err" "tickctl: replay $fid: $fid: its status is succeeded: only failed and dead instances can be replayed"
+run_cmd ctl replay "$zid"
+expect_eq "replay (never failed): exit" "$rc" 1
+run_cmd ctl --json replay --wait "$(ctl --json history three --limit 1 | jpy 'o["run_id"]')"
+expect_eq "replay --wait (fails again): exit" "$rc" 3
+
+# --- pause and resume ----------------------------------------------------------------
+wait_for "a run of tick" 5 test -s "$dir/tick.out"
+run_cmd ctl pause tick
+expect_eq "pause: exit" "$rc" 0
+expect_eq "pause: output" "$out" "tick paused"
+t_pause=$(now)
+expect_match "list: paused" "$(ctl list | grep '^tick ')" "tick *paused *- *- *"
+wait_until $((t_pause + 2))
+expect_eq "paused: no instance after the pause" "$(sql "SELECT count(*) FROM runs
+    WHERE job = 'tick' AND scheduled_at > $t_pause")" 0
+daemon_stop_ok
+daemon_start
+expect_match "paused across a restart: list" "$(ctl list | grep '^tick ')" "tick *paused *- *- *"
+wait_until $(($(now) + 1))
+expect_eq "paused across a restart: no instance" "$(sql "SELECT count(*) FROM runs
+    WHERE job = 'tick' AND scheduled_at > $t_pause")" 0
+run_cmd ctl resume tick
+expect_eq "resume: exit" "$rc" 0
+expect_match "resume: output" "$out" "tick resumed: next at 20??-??-??T??:??:??Z"
+t_resume=$(now)
+wait_for "a run of tick after resume" 5 eval '[ "$(sql "SELECT count(*) FROM runs
+    WHERE job = '"'tick'"' AND scheduled_at > $t_resume")" -ge 1 ]'
+expect_eq "resume: no back-fill (runs)" "$(sql "SELECT count(*) FROM runs
+    WHERE job = 'tick' AND scheduled_at > $t_pause AND scheduled_at < $t_resume")" 0
+expect_eq "resume: no back-fill (decisions)" "$(sql "SELECT count(*) FROM decisions
+    WHERE job = 'tick'")" 0
+expect_match "list: idle again" "$(ctl list | grep '^tick ' | sed 's/ running / idle /')" \
+    "tick *idle *20*"
+
+# --catch-up: the instants missed while paused go to the misfire policy
+# (run_once: the newest runs, the others are one coalesced decision).
+run_cmd ctl pause tick
+t_pause=$(now)
+wait_until $((t_pause + 3))
+run_cmd ctl resume --catch-up tick
+expect_eq "resume --catch-up: exit" "$rc" 0
+t_resume=$(now)
+wait_for "the catch-up decision" 5 eval '[ "$(sql "SELECT count(*) FROM decisions
+    WHERE job = '"'tick'"'")" -ge 1 ]'
+expect_eq "resume --catch-up: one coalesced decision" "$(sql "SELECT decision || ' ' ||
+    reason || ' ' || (first_at = $t_pause + 1) FROM decisions WHERE job = 'tick'")" \
+    "skipped coalesced 1"
+wait_for "the newest missed instant's run" 5 eval '[ "$(sql "SELECT count(*)
+    FROM runs r, decisions d WHERE r.job = '"'tick'"' AND d.job = r.job AND
+    r.scheduled_at = d.last_at + 1")" -eq 1 ]'
+expect_eq "resume --catch-up: every missed instant accounted for once" "$(sql "SELECT
+    (SELECT count FROM decisions WHERE job = 'tick') +
+    (SELECT count(*) FROM runs WHERE job = 'tick' AND scheduled_at > $t_pause AND
+    scheduled_at <= (SELECT last_at + 1 FROM decisions WHERE job = 'tick')) -
+    ((SELECT last_at + 1 FROM decisions WHERE job = 'tick') - $t_pause)")" 0
+expect_match "history: the decision" "$(ctl history tick --status skipped)" \
+    "*tick *- *skipped (coalesced) *- *20* UTC *- *- *- *- *- *[0-9]* instant*"
+
+# --- reload --------------------------------------------------------------------------
+write_job extra.job <<'EOF'
+[extra]
+schedule = @yearly
+command = true
+EOF
+run_cmd ctl reload
+expect_eq "reload (good): exit" "$rc" 0
+expect_eq "reload (good): output" "$out" "reloaded: 7 jobs"
+expect_eq "reload (good): stderr" "$err" ""
+# A bad key in tick's file: tick keeps running its previous definition.
+write_job tick.job <<'EOF'
+[tick]
+schedule = * * * * * *
+command = echo "v2 $TICKD_RUN_ID" >> @DIR@/tick.out
+colour = blue
+EOF
+run_cmd ctl reload
+t_reload=$(now)
+expect_eq "reload (bad job file): exit" "$rc" 1
+expect_eq "reload (bad job file): stderr" "$err" "$jobs/tick.job:4: colour: unknown key
+tickctl: reload: reload partially failed: 1 problems; the jobs concerned keep their previous definitions"
+wait_for "a run of tick after the bad reload" 5 eval '[ "$(sql "SELECT count(*)
+    FROM runs WHERE job = '"'tick'"' AND scheduled_at > $t_reload AND status =
+    '"'succeeded'"'")" -ge 1 ]'
+expect_eq "reload (bad job file): tick keeps its definition" \
+    "$(grep -c '^v2 ' "$dir/tick.out")" 0
+log_has "job tick: the new definition is invalid; keeping the previous one" ||
+    check_fail "reload (bad job file): not logged"
+# An invalid tickd.conf: tickctl says so; the daemon, asked directly,
+# refuses it and changes nothing.
+cp "$dir/tickd.conf" "$dir/tickd.conf.good"
+echo "this is not a key" >>"$dir/tickd.conf"
+run_cmd ctl reload
+expect_eq "reload (bad tickd.conf): exit" "$rc" 1
+expect_match "reload (bad tickd.conf): stderr" "$err" \
+    "tickctl: config $dir/tickd.conf is invalid: $dir/tickd.conf:*: syntax error*"
+expect_match "reload (bad tickd.conf): the daemon's answer" "$(ctl_send 'reload\n')" \
+    "$dir/tickd.conf:*: syntax error*
+ERR $dir/tickd.conf is invalid: nothing changed"
+cp "$dir/tickd.conf.good" "$dir/tickd.conf"
+expect_eq "reload (bad tickd.conf): the daemon goes on" "$(ctl_send 'ping\n')" \
+    "OK $tickd_pid"
+daemon_stop_ok
+done_ok

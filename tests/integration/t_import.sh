@@ -1,0 +1,69 @@
+#!/bin/sh
+# tickctl import-crontab on real-world crontabs: the output is a valid job
+# file (tickd -n), schedules fire when cron's would, variables, CRON_TZ,
+# the user column and cron's "%" rule are carried over, and what cannot
+# be converted is commented out with the reason (exit 1).
+. tests/integration/lib.sh
+setup
+write_conf
+data=$PWD/tests/data/crontab
+
+# A user crontab.
+run_cmd "$TICKCTL" import-crontab --prefix u "$data/user-crontab"
+expect_eq "user crontab: exit (one bad entry)" "$rc" 1
+expect_match "user crontab: the bad entry named" "$err" \
+    "*1 entry could not be converted*"
+printf '%s\n' "$out" > "$dir/jobs.d/user.job"
+expect_match "bad entry commented out with its reason" "$out" \
+    '*# *user-crontab:13: not converted: minute field: "61" is out of range 0-59*'
+expect_match "MAILTO noted" "$out" "*# MAILTO=ops@example.com: tickd sends no mail*"
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "converted user crontab is valid: exit" "$rc" 0
+expect_match "converted user crontab: six jobs" "$out" "*: 6 jobs valid, 0 problems"
+for id in u-1 u-2 u-3 u-5 u-6; do
+	expect_eq "$id: timezone" "$("$TICKCTL" -c "$dir/tickd.conf" --json \
+	    status "$id" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["timezone"])')" \
+	    "Europe/Berlin"
+done
+# The schedules fire when cron's would (CRON_TZ=Europe/Berlin).
+expect_eq "u-1: next instants" \
+    "$("$TICKCTL" -c "$dir/tickd.conf" next u-1 --from 2027-03-27T00:00:00Z -n 3)" \
+    "$("$TICKCTL" next --cron '30 2 * * *' --tz Europe/Berlin --from 2027-03-27T00:00:00Z -n 3)"
+expect_eq "u-3: next instants" \
+    "$("$TICKCTL" -c "$dir/tickd.conf" next u-3 --from 2027-01-01T00:00:00Z -n 6)" \
+    "$("$TICKCTL" next --cron '0 9 * * mon-fri' --tz Europe/Berlin --from 2027-01-01T00:00:00Z -n 6)"
+# Variables, quotes removed, in every job after them.
+expect_eq "u-1: environment" "$("$TICKCTL" -c "$dir/tickd.conf" env u-1 |
+    grep -E '^(PATH|BACKUP_DIR)=')" "PATH=/usr/local/bin:/usr/bin:/bin
+BACKUP_DIR=/srv/backup"
+# Cron's %: the rest is the command's stdin, % is a newline, \% a %.
+cmd=$(sed -n '/^\[u-5\]/,/^$/p' "$dir/jobs.d/user.job" | sed -n 's/^command = //p')
+expect_eq "u-5: command" "$cmd" \
+    "printf '%s\n' 'first line' 'second line' | date +%Y > /tmp/year"
+sh -c "$(echo "$cmd" | sed "s|date +%Y > /tmp/year|cat > $dir/stdin|")"
+expect_eq "u-5: the stdin cron would give" "$(cat "$dir/stdin")" \
+    "first line
+second line"
+expect_match "u-6: a # in a command is the shell's" "$(sed -n '/^\[u-6\]/,/^$/p' \
+    "$dir/jobs.d/user.job")" "*command = tar czf /srv/home.tgz /home   # comment kept*"
+
+# Debian's /etc/crontab: a user column; SHELL=/bin/sh needs nothing.
+rm -f "$dir/jobs.d/user.job"
+run_cmd "$TICKCTL" import-crontab --system "$data/debian-etc-crontab"
+expect_eq "system crontab: exit" "$rc" 0
+printf '%s\n' "$out" > "$dir/jobs.d/system.job"
+expect_eq "system crontab: users" "$(grep -c '^user = root$' "$dir/jobs.d/system.job")" 4
+expect_eq "system crontab: no SHELL variable" "$(grep -c 'SHELL' "$dir/jobs.d/system.job")" 0
+expect_match "system crontab: the command without the user" "$out" \
+    "*command = test -x /usr/sbin/anacron || { cd / && run-parts --report /etc/cron.daily; }*"
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "converted system crontab is valid" "$rc" 0
+
+# Usage errors.
+run_cmd "$TICKCTL" import-crontab
+expect_eq "no file: exit" "$rc" 2
+run_cmd "$TICKCTL" import-crontab --prefix 'a b' "$data/user-crontab"
+expect_eq "bad prefix: exit" "$rc" 2
+run_cmd "$TICKCTL" import-crontab /nonexistent/crontab
+expect_eq "missing file: exit" "$rc" 1
+done_ok
