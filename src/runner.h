@@ -35,7 +35,7 @@ struct run {
 	int64_t			 rowid;		/* store row of the instance */
 	int			 attempt;
 	int64_t			 scheduled_at;	/* Unix seconds */
-	int64_t			 due_ms;	/* scheduled + random delay */
+	int64_t			 due_ms;	/* lateness counts from here */
 	int64_t			 started_ms;	/* wall clock at fork */
 	int64_t			 started_mono;	/* monotonic ms at fork */
 	pid_t			 pid;

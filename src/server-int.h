@@ -92,6 +92,8 @@ struct pending {
 	const char	*trigger;	/* schedule, catch_up, retry, recover */
 	int64_t		 rowid;
 	int64_t		 not_before;	/* wall ms (retries), 0: now */
+	int64_t		 due_ms;	/* lateness counts from: the instant,
+					   or a manual run's request */
 	int		 claim;		/* dispatch: claim now, by identity */
 	int		 force;		/* only max_running holds it back */
 	const char	*why;		/* dispatch: why it waits */
@@ -254,7 +256,7 @@ void	server_run_unlink(struct sjob *, struct run *);
 void	server_signal_cb(struct ev_loop *, ev_signal *, int);
 int	server_skip_row(struct server *, struct dispatch *, struct sjob *, int64_t, const char *, const char *, const char *);
 void	server_spawn_failed(struct server *, struct run *, const char *);
-void	server_start(struct server *, struct sjob *, const struct store_claimed *, int64_t, const char *);
+void	server_start(struct server *, struct sjob *, const struct store_claimed *, int64_t, int64_t, const char *);
 void	server_state_dir(const char *);
 void	server_status(struct server *);
 void	server_stop(struct server *, int);

@@ -121,10 +121,14 @@ server_timeout_arm(struct server *s, struct run *r, double left, double secs)
 	ev_timer_start(s->loop, &r->timeout_w);
 }
 
-/* Fork the process of a claimed instance. */
+/*
+ * Fork the process of a claimed instance: at is its instant, due_ms the
+ * moment its lateness counts from (the instant, or a manual run's
+ * request).
+ */
 void
 server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
-    int64_t at, const char *trigger)
+    int64_t at, int64_t due_ms, const char *trigger)
 {
 	const struct job_def	*d = j->def;
 	struct runner_spec	 spec;
@@ -134,7 +138,7 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	char			*cause = NULL;
 
 	r = runner_new(j->id, c->run_id, trigger, c->rowid, c->attempt, at,
-	    at * 1000);
+	    due_ms);
 	if (d == NULL) {
 		server_spawn_failed(s, r, "the job was removed from the "
 		    "configuration");
@@ -174,7 +178,7 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	w->pid = r->pid;
 	w->pid_start = r->pid_start;
 	w->started_ms = r->started_ms;
-	w->lateness_ms = r->started_ms - r->scheduled_at * 1000;
+	w->lateness_ms = r->started_ms - r->due_ms;
 }
 
 /* A run's program is executing (runner.c calls this once exec worked). */
@@ -187,10 +191,11 @@ server_run_started(struct run *r, void *arg)
 	if (r->hook)
 		return;
 	runner_log_job(r, &lj);
-	lj.lateness_ms = r->started_ms - r->scheduled_at * 1000;
+	lj.lateness_ms = r->started_ms - r->due_ms;
 	log_job(LOG_INFO, LOG_EV_STARTED, &lj, "job %s: run %s attempt %d "
-	    "started, pid %ld, %" PRId64 " ms after its instant (trigger %s)",
+	    "started, pid %ld, %" PRId64 " ms after its %s (trigger %s)",
 	    r->job, r->run_id, r->attempt, (long)r->pid, lj.lateness_ms,
+	    strcmp(r->trigger, "manual") == 0 ? "request" : "instant",
 	    r->trigger);
 }
 

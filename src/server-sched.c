@@ -153,6 +153,7 @@ server_pend_add(struct server *s, struct sjob *j, int64_t at,
 	p->trigger = trigger;
 	p->rowid = rowid;
 	p->not_before = not_before;
+	p->due_ms = at * 1000;
 	*s->pend_tail = p;
 	s->pend_tail = &p->next;
 	s->npend++;
@@ -385,6 +386,7 @@ runs:
 	p->trigger = trigger;
 	p->rowid = -1;
 	p->force = dp->force;
+	p->due_ms = strcmp(origin, "manual") == 0 ? dp->now_ms : at * 1000;
 	memset(&c, 0, sizeof c);
 	c.job = j->id;
 	c.scheduled_at = at;
@@ -640,7 +642,8 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 		if (p->j == NULL)		/* replaced within this pass */
 			free(p);
 		else if (p->claim) {
-			server_start(s, p->j, &p->claimed, p->at, p->trigger);
+			server_start(s, p->j, &p->claimed, p->at, p->due_ms,
+			    p->trigger);
 			free(p);
 		} else {
 			struct log_job	lj = LOG_JOB_INIT;
@@ -837,7 +840,8 @@ server_pump(struct server *s)
 		s->npend--;
 		p->j->npending--;
 		if (p->claim)
-			server_start(s, p->j, &p->claimed, p->at, p->trigger);
+			server_start(s, p->j, &p->claimed, p->at, p->due_ms,
+			    p->trigger);
 		free(p);
 	}
 	goto out;
