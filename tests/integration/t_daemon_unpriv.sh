@@ -14,6 +14,8 @@ nobody_home=$(getent passwd nobody | cut -d: -f6)
 chmod 755 "$dir"
 mkdir "$dir/state" "$dir/w"
 chown nobody "$dir/state" "$dir/w"
+# The control socket where nobody may create it.
+write_conf "control = state/ctl.sock"
 write_job me.job <<'EOF2'
 [me]
 schedule = every 1s
@@ -47,6 +49,11 @@ wait_for "2 runs of me" 10 eval '[ "$(lines "$dir/w/me.out")" -ge 2 ]'
 wait_for "a run of loose" 10 test -s "$dir/w/loose.out"
 log_has "tickd: error: $jobs/me.job:8: user: user \"root\": tickd runs as uid $nobody_uid" ||
     fail "other: the error is not logged"
+# The control socket: the daemon's own user may steer it, as root may.
+run_cmd $tickd_wrap "$TICKCTL" -c "$dir/tickd.conf" pause me
+expect_eq "tickctl pause as nobody" "$rc $out" "0 me paused"
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" resume me
+expect_match "tickctl resume as root" "$rc $out" "0 me resumed: next at *"
 daemon_stop_ok
 expect_eq "me: no run twice" "$(cut -d' ' -f1 "$dir/w/me.out" | sort | uniq -d)" ""
 for id in $(sql "SELECT run_id FROM runs WHERE job = 'me' AND
