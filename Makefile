@@ -15,6 +15,8 @@ BINDIR		?= $(PREFIX)/bin
 SBINDIR		?= $(PREFIX)/sbin
 MANDIR		?= $(PREFIX)/share/man
 SYSCONFDIR	?= /etc
+UNITDIR		?= $(shell pkg-config --variable=systemdsystemunitdir systemd \
+		   2>/dev/null || echo /lib/systemd/system)
 DESTDIR		?=
 
 CC		?= cc
@@ -139,7 +141,8 @@ $(B)/bench/%: $(B)/bench/%.o $(LIB)
 # --- dependencies -----------------------------------------------------------
 
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
-		  libsystemd-dev tzdata mandoc python3 faketime sqlite3
+		  libsystemd-dev tzdata mandoc python3 faketime sqlite3 \
+		  systemd
 
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
@@ -319,6 +322,14 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 contrib/tickctl.bash \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
+	install -d $(DESTDIR)$(UNITDIR)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    systemd/tickd.service.in > $(DESTDIR)$(UNITDIR)/tickd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/tickd.service
+	@for f in conf/jobs.d/*.job; do \
+	    t=$(DESTDIR)$(SYSCONFDIR)/tickd/jobs.d/$$(basename $$f).example; \
+	    [ -e $$t ] || install -m 0644 $$f $$t; \
+	done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf ]; then \
 	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/tickd/tickd.conf"; \
 	else \
@@ -333,7 +344,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man5/tickd.conf.5 \
 	    $(DESTDIR)$(MANDIR)/man5/tickd.job.5 \
 	    $(DESTDIR)$(MANDIR)/man8/tickd.8 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl \
+	    $(DESTDIR)$(UNITDIR)/tickd.service
 	@echo "left in place: $(SYSCONFDIR)/tickd and /var/lib/tickd"
 
 clean:
