@@ -74,7 +74,6 @@ done
 wait_for "a run of each job after the step" 10 eval '[ "$(sql "SELECT count(*)
     FROM runs WHERE status = '\''succeeded'\'' AND scheduled_at > $t_step + 3600
     GROUP BY job HAVING count(*) >= 3" | wc -l)" -eq 2 ]'
-nruns=$(sql "SELECT count(*) FROM runs")
 top=$(sql "SELECT max(scheduled_at) FROM runs")
 echo "+3000" >"$dir/faketime.rc"
 t_back=$(now)
@@ -84,9 +83,12 @@ schedule = every 1s
 command = echo "$TICKD_RUN_ID" >> @DIR@/out
 EOF2
 kill -HUP "$tickd_pid"
+wait_for "the backward step to be logged" 5 log_has "the wall clock was stepped back by"
+# (Instances of cron and every may have run between the offset change
+# and the daemon seeing it: count from the moment it logged the step.)
+nruns=$(sql "SELECT count(*) FROM runs WHERE job != 'late'")
 wait_for "2 runs of the added job" 10 eval '[ "$(sql "SELECT count(*) FROM runs
     WHERE job = '\''late'\'' AND status = '\''succeeded'\''")" -ge 2 ]'
-wait_for "the backward step to be logged" 5 log_has "the wall clock was stepped back by"
 expect_match "backward step logged" "$(grep -F 'stepped back' "$log")" \
     "tickd: warning: the wall clock was stepped back by *m*: instances jumped over are late (the misfire policy decides), none already run will run again"
 expect_eq "late: runs in the stepped-back time" "$(sql "SELECT count(*) FROM runs

@@ -13,11 +13,12 @@ for s in zz-tg-main zz-tg-child zz-tg-esc zz-tg-orphan zz-ti zz-tk zz-tc zz-tcm 
 done
 
 t0=$(($(now) + 2 + slow))
+tgt=$((3 * slow))	# tg's timeout: long enough to look at its processes
 write_job timeout.job <<EOF2
 # A group, a child, a setsid child, a setsid grandchild whose parent left.
 [tg]
 schedule = $(at_cron "$t0")
-timeout = 3s
+timeout = ${tgt}s
 command = echo "\$TICKD_RUN_ID" > @DIR@/tg.id; @DIR@/zz-tg-child 300 & setsid @DIR@/zz-tg-esc 300 & setsid sh -c '@DIR@/zz-tg-orphan 300 & exit 0' & exec @DIR@/zz-tg-main 300
 
 # kill_signal = INT; the job exits 0 on it.
@@ -109,9 +110,9 @@ expect_eq "tg: timed out" "$(sql "SELECT status, reason, exit_status, signal, at
     FROM runs WHERE run_id = '$id'")" "failed|timeout||15|1"
 # (Durations from the instant: see the soft check below.)
 expect_eq "tg: its attempt" "$(sql "SELECT a.outcome, a.pid, a.finished_at -
-    r.scheduled_at * 1000 BETWEEN 3000 AND 4000 FROM attempts a JOIN runs r
+    r.scheduled_at * 1000 BETWEEN $tgt * 1000 AND $tgt * 1000 + 1000 FROM attempts a JOIN runs r
     ON a.run = r.id WHERE r.run_id = '$id'")" "timed_out|$tgpid|1"
-log_has "tickd: warning: job tg: run $id attempt 1 ran longer than its timeout of 3s: signal 15 to its processes" ||
+log_has "tickd: warning: job tg: run $id attempt 1 ran longer than its timeout of ${tgt}s: signal 15 to its processes" ||
     fail "tg: the timeout is not logged"
 log_has "tickd: warning: job tg: run $id attempt 1 timed out (signal 15, Terminated) after" ||
     fail "tg: the end is not logged"
@@ -150,9 +151,9 @@ checks=$((checks + 1))
 early=$(sql "SELECT group_concat(r.job || ' after ' || a.duration_ms || ' ms (started ' ||
     (a.started_at - r.scheduled_at * 1000) || ' ms after its instant)', ', ')
     FROM attempts a JOIN runs r ON a.run = r.id WHERE (r.job = 'tg' AND
-    a.duration_ms < 3000) OR (r.job IN ('ti', 'tc') AND a.duration_ms < 1000)")
+    a.duration_ms < $tgt * 1000) OR (r.job IN ('ti', 'tc') AND a.duration_ms < 1000)")
 [ -z "$early" ] ||
-    soft_fail "runs stopped before their timeout (tg 3s, ti and tc 1s): $early"
+    soft_fail "runs stopped before their timeout (tg ${tgt}s, ti and tc 1s): $early"
 # td: the main process died on TERM at once; its child, cleaning up, has
 # kill_grace (4s) before SIGKILL, not none.
 checks=$((checks + 1))
