@@ -950,7 +950,7 @@ server_main(const char *path, int verbose)
 		free(cause);
 		return 1;
 	}
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL) == -1)
 		log_warn("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	s->loop = ev_default_loop(EVFLAG_AUTO);
 	if (s->loop == NULL)
