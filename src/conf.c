@@ -13,16 +13,30 @@
  * header or a comment), and catches NUL bytes and overlong lines that
  * inih would silently cut.
  *
+ * Files are hostile input: only regular files are opened (a FIFO would
+ * block the loader), a file that changes while it is read is read again,
+ * a value grows by doubling (10,000 continuation lines are cheap), and
+ * what a file says reaches a message escaped and cut short (conf_vis), at
+ * most CONF_FILE_CAUSES_MAX messages per file.
+ *
  * Validation collects every problem as "file:line: key: message" and never
  * stops at the first.  Outcomes: a line inih rejects, an unreadable or
- * unsafe file (when root: not owned by root or writable by group/other, a
- * symbolic link) invalidates every job of that file; an unreadable jobs
- * directory invalidates every job; a bad value
+ * unsafe file (a symbolic link, not a regular file; when root, not owned
+ * by root or writable by group/other) invalidates every job of that file;
+ * an unreadable jobs directory invalidates every job; a bad value
  * invalidates only its job; an invalid tickd.conf makes conf_load return
- * NULL.  Values come from the table in conf_table.c, defaults included.
+ * NULL.  An id defined twice keeps its first definition, but a reload
+ * keeps a running job's own definition (conf_job_is_bad).  Values come
+ * from the table in conf_table.c, defaults included.
+ *
+ * When tickd runs as root, the program of a root job (the first word of
+ * command or on_failure, when it is an absolute path) that someone else
+ * could change is a warning in conf->warnings, or an error with
+ * strict_exec.
  *
  * DIAGNOSTICS: conf_load returns NULL (daemon file invalid) or a conf;
- * either way every problem is in the cause list.  Nothing is logged here.
+ * either way every problem is in the cause list, and every warning in
+ * the conf's.  Nothing is logged here.
  */
 #include <sys/stat.h>
 
@@ -49,11 +63,15 @@
 #include "xmalloc.h"
 
 #define CONF_ID_MAX	48	/* inih keeps 50 bytes of a section name */
+#define CONF_ARG_MAX	131071	/* MAX_ARG_STRLEN (32 pages) less the NUL */
+#define CONF_ARG_RESERVE 65536	/* of ARG_MAX, for what tickd adds */
 
 /* One "key = value" line (with its continuation lines joined). */
 struct conf_kv {
 	char	*key;
 	char	*value;
+	size_t	 len;		/* of value, which ... */
+	size_t	 cap;		/* ... has room for cap bytes */
 	int	 line;
 };
 
@@ -79,16 +97,119 @@ struct conf_parse {
 	struct conf_causes	*causes;
 };
 
-/* Append a formatted message to a cause list. */
+/*
+ * The length of the well-formed UTF-8 sequence of a non-ASCII character at
+ * s (n bytes left), or 0.  C1 controls (U+0080-U+009F) count as not
+ * well-formed: they are escaped like C0 controls.
+ */
+static size_t
+conf_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char	lo = 0x80, hi = 0xbf;
+	size_t		need, i;
+
+	if (s[0] == 0xc2 && n > 1 && s[1] < 0xa0)
+		return 0;			/* a C1 control */
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		need = 3;
+		if (s[0] == 0xe0)
+			lo = 0xa0;		/* no overlong forms */
+		else if (s[0] == 0xed)
+			hi = 0x9f;		/* no surrogates */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		need = 4;
+		if (s[0] == 0xf0)
+			lo = 0x90;		/* no overlong forms */
+		else if (s[0] == 0xf4)
+			hi = 0x8f;		/* nothing above U+10FFFF */
+	} else
+		return 0;
+	for (i = 1; i < need; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return need;
+}
+
+/*
+ * A copy of s fit for a log line and a terminal (caller frees): text from
+ * a hostile file may hold escape sequences, carriage returns and bytes
+ * that are not UTF-8.  Printable ASCII, tabs and well-formed UTF-8 are
+ * kept, a newline becomes "\n", anything else "\xHH"; the result is cut
+ * after CONF_CAUSE_MAX bytes, marked with "...".
+ */
+static char *
+conf_vis(const char *s)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n = strlen(s), i = 0, o = 0, k;
+	char			*out = xmalloc(CONF_CAUSE_MAX + 8);
+
+	while (i < n) {
+		if (p[i] >= 0x80 && (k = conf_utf8_len(p + i, n - i)) > 0)
+			;
+		else
+			k = 1;
+		if (o + 4 > CONF_CAUSE_MAX) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (k > 1 || (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\t') {
+			memcpy(out + o, p + i, k);
+			o += k;
+		} else if (p[i] == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[p[i] >> 4];
+			out[o++] = hex[p[i] & 15];
+		}
+		i += k;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* Append a formatted message to a cause list, escaped (conf_vis). */
 void
 conf_causes_add(struct conf_causes *c, const char *fmt, ...)
 {
-	va_list ap;
+	va_list	 ap;
+	char	*msg;
 
-	c->v = xreallocarray(c->v, c->n + 1, sizeof *c->v);
 	va_start(ap, fmt);
-	c->v[c->n++] = xvasprintf(fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	c->v = xreallocarray(c->v, c->n + 1, sizeof *c->v);
+	c->v[c->n++] = conf_vis(msg);
+	free(msg);
+}
+
+/*
+ * Keep at most CONF_FILE_CAUSES_MAX of the causes a file added since
+ * index from, and say how many more there were: a file of binary garbage
+ * must not flood the log with one message per line at every reload.
+ */
+static void
+conf_causes_cap(struct conf_causes *c, size_t from, const char *path)
+{
+	size_t i, more;
+
+	if (c->n - from <= CONF_FILE_CAUSES_MAX)
+		return;
+	more = c->n - from - CONF_FILE_CAUSES_MAX;
+	for (i = from + CONF_FILE_CAUSES_MAX; i < c->n; i++)
+		free(c->v[i]);
+	c->n = from + CONF_FILE_CAUSES_MAX;
+	conf_causes_add(c, "%s: %zu more problems not listed", path, more);
 }
 
 /* Free the messages of a cause list and empty it. */
@@ -143,22 +264,52 @@ conf_list_free(char **v, size_t n)
 	free(v);
 }
 
+/* Whether two stats of an open file say it has not changed in between. */
+static int
+conf_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /*
- * Read a whole file.  With strict (tickd runs as root): no symbolic link,
- * owned by root, not writable by group or others.  Returns a NUL-terminated
- * buffer (caller frees) and its length, or NULL with a cause added.
+ * One attempt of conf_read_file.  Returns the buffer, or NULL with a cause
+ * added, or NULL with *changed set (and no cause) when the file changed
+ * while it was read.
  */
 static char *
-conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
-    struct conf_causes *causes)
+conf_read_once(const char *path, int nofollow, int strict, size_t *lenp,
+    int *changed, struct conf_causes *causes)
 {
-	struct stat	 st;
-	char		*buf = NULL;
+	struct stat	 st, after;
+	char		*buf = NULL, extra;
 	size_t		 got = 0;
 	ssize_t		 n;
 	int		 fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	/*
+	 * Look before opening: a FIFO would block open(2) and read(2) until
+	 * someone writes to it, and opening a device may do something.
+	 */
+	if ((nofollow ? lstat(path, &st) : stat(path, &st)) == -1) {
+		conf_causes_add(causes, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (nofollow && S_ISLNK(st.st_mode)) {
+		conf_causes_add(causes, "%s: is a symbolic link, which is not "
+		    "followed", path);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		conf_causes_add(causes, "%s: not a regular file", path);
+		return NULL;
+	}
+	/* O_NONBLOCK: the name may have become a FIFO since. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
 	    (nofollow ? O_NOFOLLOW : 0));
 	if (fd == -1) {
 		if (errno == ELOOP && nofollow)
@@ -190,7 +341,6 @@ conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
 		goto fail;
 	}
 	buf = xmalloc((size_t)st.st_size + 1);
-	/* Read to EOF, but never past the size: the file may be growing. */
 	while (got < (size_t)st.st_size) {
 		n = read(fd, buf + got, (size_t)st.st_size - got);
 		if (n == -1 && errno == EINTR)
@@ -204,6 +354,19 @@ conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
 			break;
 		got += (size_t)n;
 	}
+	/*
+	 * Someone writing the file in place while it is read would hand
+	 * over half a definition: a value cut short is still a valid value.
+	 * Shorter or longer than its size, or another size, time or inode
+	 * afterwards: it changed.
+	 */
+	while ((n = read(fd, &extra, 1)) == -1 && errno == EINTR)
+		;
+	if (got != (size_t)st.st_size || n != 0 || fstat(fd, &after) == -1 ||
+	    !conf_same_file(&st, &after)) {
+		*changed = 1;
+		goto fail;
+	}
 	buf[got] = '\0';
 	(void)close(fd);
 	*lenp = got;
@@ -215,12 +378,45 @@ fail:
 	return NULL;
 }
 
-/* Append an indented continuation line to the last key of the section. */
+#define CONF_READ_TRIES	5	/* reads of a file that keeps changing */
+
+/*
+ * Read a whole file.  With nofollow, a symbolic link is refused; with
+ * strict (tickd runs as root), a file not owned by root or writable by
+ * group or others.  Only a regular file is opened.  A file that changes
+ * while it is read is read again, CONF_READ_TRIES times at most.  Returns
+ * a NUL-terminated buffer (caller frees) and its length, or NULL with a
+ * cause added.
+ */
+static char *
+conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
+    struct conf_causes *causes)
+{
+	char	*buf;
+	int	 i, changed;
+
+	for (i = 0; i < CONF_READ_TRIES; i++) {
+		changed = 0;
+		buf = conf_read_once(path, nofollow, strict, lenp, &changed,
+		    causes);
+		if (buf != NULL || !changed)
+			return buf;
+	}
+	conf_causes_add(causes, "%s: changed while being read, %d times; "
+	    "write the new file aside and rename it into place", path,
+	    CONF_READ_TRIES);
+	return NULL;
+}
+
+/*
+ * Append an indented continuation line to the last key of the section.
+ * The value grows geometrically: 10,000 continuation lines must not cost
+ * 10,000 copies of an ever longer value.
+ */
 static void
 conf_continue(struct conf_parse *p, const char *text, size_t len)
 {
 	struct conf_kv	*kv;
-	char		*joined;
 
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' ||
 	    text[len - 1] == ' ' || text[len - 1] == '\t'))
@@ -230,9 +426,14 @@ conf_continue(struct conf_parse *p, const char *text, size_t len)
 		len--;
 	}
 	kv = &p->secs[p->nsecs - 1].kv[p->secs[p->nsecs - 1].nkv - 1];
-	joined = xasprintf("%s\n%.*s", kv->value, (int)len, text);
-	free(kv->value);
-	kv->value = joined;
+	if (kv->len + 1 + len + 1 > kv->cap) {
+		kv->cap = (kv->len + 1 + len + 1) * 2;
+		kv->value = xreallocarray(kv->value, 1, kv->cap);
+	}
+	kv->value[kv->len++] = '\n';
+	memcpy(kv->value + kv->len, text, len);
+	kv->len += len;
+	kv->value[kv->len] = '\0';
 }
 
 /*
@@ -320,8 +521,8 @@ conf_handler(void *arg, const char *section, const char *name,
 
 	(void)section;		/* the reader's record is exact */
 	if (p->nsecs == 0) {
-		conf_causes_add(p->causes, "%s:%d: %s: the key is outside any "
-		    "[section]", p->file, p->lineno, name);
+		conf_causes_add(p->causes, "%s:%d: %.64s: the key is outside "
+		    "any [section]", p->file, p->lineno, name);
 		return 1;
 	}
 	sec = &p->secs[p->nsecs - 1];
@@ -329,6 +530,8 @@ conf_handler(void *arg, const char *section, const char *name,
 	kv = &sec->kv[sec->nkv++];
 	kv->key = xstrdup(name);
 	kv->value = xstrdup(value);
+	kv->len = strlen(value);
+	kv->cap = kv->len + 1;
 	kv->line = p->lineno;
 	return 1;
 }
@@ -451,6 +654,12 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		}
 		if (k->type == CONF_T_COMMAND && *v == '\0') {
 			*cause = xstrdup("the command is empty");
+			return -1;
+		}
+		if (k->type == CONF_T_COMMAND && strlen(v) > CONF_ARG_MAX) {
+			*cause = xasprintf("the command is %zu bytes long, and "
+			    "the kernel refuses an argument longer than %d "
+			    "bytes", strlen(v), CONF_ARG_MAX);
 			return -1;
 		}
 		free(*(char **)p);
@@ -635,7 +844,7 @@ conf_apply(enum conf_section sec, const struct conf_sec *s, void *base,
 			continue;
 		}
 		if ((k = conf_key_find(sec, s->kv[i].key)) == NULL) {
-			conf_causes_add(causes, "%s:%d: %s: unknown key%s",
+			conf_causes_add(causes, "%s:%d: %.64s: unknown key%s",
 			    file, s->kv[i].line, s->kv[i].key,
 			    conf_key_find(sec == CONF_SEC_JOB ? CONF_SEC_DAEMON :
 			    CONF_SEC_JOB, s->kv[i].key) != NULL ? (sec ==
@@ -656,6 +865,14 @@ conf_apply(enum conf_section sec, const struct conf_sec *s, void *base,
 					conf_causes_add(causes, "%s:%d: %s: "
 					    "\"%s\" is not NAME=value", file,
 					    s->kv[i].line, k->name, one);
+					bad++;
+				} else if (strlen(one) > CONF_ARG_MAX) {
+					conf_causes_add(causes, "%s:%d: %s: "
+					    "\"%.32s...\" is %zu bytes long, "
+					    "and the kernel refuses a "
+					    "variable longer than %d bytes",
+					    file, s->kv[i].line, k->name, one,
+					    strlen(one), CONF_ARG_MAX);
 					bad++;
 				} else
 					envp_put(env, one);
@@ -708,6 +925,133 @@ conf_id_valid(const char *id)
 	return n > 0 && id[n] == '\0' && n <= CONF_ID_MAX;
 }
 
+/*
+ * Why someone other than root could change the file or directory at path
+ * (stat follows symbolic links), in words after "path is", or NULL when
+ * nobody can or it does not exist.  Caller frees.
+ */
+static char *
+conf_exec_path_unsafe(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return NULL;
+	if (st.st_uid != 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return xasprintf("owned by uid %ld and writable by group or "
+		    "others (mode %04o)", (long)st.st_uid,
+		    (unsigned)(st.st_mode & 07777));
+	if (st.st_uid != 0)
+		return xasprintf("owned by uid %ld, not root",
+		    (long)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return xasprintf("writable by group or others (mode %04o)",
+		    (unsigned)(st.st_mode & 07777));
+	return NULL;
+}
+
+/* Append "what is why" to a "; "-separated list (why is freed). */
+static void
+conf_exec_add(char **list, const char *what, char *why)
+{
+	char *s;
+
+	if (why == NULL)
+		return;
+	s = xasprintf("%s%s%s is %s", *list != NULL ? *list : "",
+	    *list != NULL ? "; " : "", what, why);
+	free(*list);
+	free(why);
+	*list = s;
+}
+
+/*
+ * Why the program a root job runs could be changed by someone other than
+ * root, or NULL (caller frees).  Only the first word of cmd is looked at,
+ * and only when it is an absolute path without shell quoting or
+ * expansion in it; a program found through PATH is not checked.  That
+ * file and its directory must be owned by root and not writable by group
+ * or others, and so must the file and directory it resolves to when it is
+ * a symbolic link or its path goes through one.  A program that does not
+ * exist yet is not an error, but the directory it would appear in is
+ * checked.  A sticky directory (/tmp) counts as writable by others.
+ */
+static char *
+conf_exec_unsafe(const char *cmd)
+{
+	char	*word, *dir, *slash, *real, *rdir, *what, *list = NULL;
+	size_t	 n;
+
+	cmd += strspn(cmd, " \t\n");
+	n = strcspn(cmd, " \t\n;&|<>()");
+	/* Quotes, escapes, expansions: the shell decides, not us. */
+	if (n == 0 || cmd[0] != '/' || strcspn(cmd, "'\"\\$`*?[~") < n)
+		return NULL;
+	word = xstrndup(cmd, n);
+	/* Its directory: "/bin/x" -> "/bin", "/x" -> "/". */
+	dir = xstrdup(word);
+	slash = strrchr(dir, '/');
+	slash[slash == dir ? 1 : 0] = '\0';
+
+	if ((real = realpath(word, NULL)) == NULL)	/* not there (yet) */
+		conf_exec_add(&list, dir, conf_exec_path_unsafe(dir));
+	else {
+		if (strcmp(real, word) == 0)
+			conf_exec_add(&list, word, conf_exec_path_unsafe(word));
+		else {
+			what = xasprintf("%s (where %s leads)", real, word);
+			conf_exec_add(&list, what, conf_exec_path_unsafe(real));
+			free(what);
+		}
+		conf_exec_add(&list, dir, conf_exec_path_unsafe(dir));
+		rdir = xstrdup(real);
+		slash = strrchr(rdir, '/');
+		slash[slash == rdir ? 1 : 0] = '\0';
+		if (strcmp(rdir, dir) != 0)
+			conf_exec_add(&list, rdir, conf_exec_path_unsafe(rdir));
+		free(rdir);
+	}
+	free(real);
+	free(dir);
+	free(word);
+	return list;
+}
+
+/*
+ * Check the programs of a root job (command, on_failure): an unsafe one
+ * is a warning in c->warnings, or with strict_exec a cause.  Only when
+ * tickd runs as root and the job runs as root.  Returns how many causes.
+ */
+static int
+conf_exec_check(struct conf *c, const struct job_def *d, const char *file,
+    const struct conf_sec *s, struct conf_causes *causes)
+{
+	static const char *const keys[] = { "command", "on_failure" };
+	const char	*cmd;
+	char		*why;
+	size_t		 i;
+	int		 bad = 0;
+
+	if (!c->root || d->cred.uid != 0)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		cmd = i == 0 ? d->command : d->on_failure;
+		if (cmd == NULL || (why = conf_exec_unsafe(cmd)) == NULL)
+			continue;
+		if (d->strict_exec) {
+			conf_causes_add(causes, "%s:%d: %s: %s, and the job "
+			    "runs as root: refused (strict_exec)", file,
+			    conf_key_line(s, keys[i]), keys[i], why);
+			bad++;
+		} else
+			conf_causes_add(&c->warnings, "%s:%d: %s: %s, and the "
+			    "job runs as root", file, conf_key_line(s,
+			    keys[i]), keys[i], why);
+		free(why);
+	}
+	return bad;
+}
+
 /* Free a job definition; NULL is allowed. */
 void
 job_def_free(struct job_def *d)
@@ -754,7 +1098,10 @@ conf_job_build(struct conf *c, const char *file, const struct conf_sec *s,
 	d->id = xstrdup(s->name);
 	d->file = xstrdup(file);
 	d->line = s->line;
+	d->strict_exec = -1;		/* unset: the daemon's default */
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
+	if (d->strict_exec == -1)
+		d->strict_exec = c->strict_exec;
 
 	for (i = 0; i < conf_nkeys; i++) {
 		if (conf_keys[i].section == CONF_SEC_JOB &&
@@ -789,6 +1136,36 @@ conf_job_build(struct conf *c, const char *file, const struct conf_sec *s,
 		free(cause);
 		bad++;
 	}
+
+	/*
+	 * What execve gets must fit in what the kernel takes (the stack
+	 * limit / 4), with room left for PATH, HOME, USER, LOGNAME, SHELL,
+	 * the TICKD_* variables and the pointers.
+	 */
+	if (bad == 0 && d->command != NULL) {
+		size_t	total = strlen(d->command) + sizeof "/bin/sh -c";
+		long	max = sysconf(_SC_ARG_MAX);
+
+		for (i = 0; i < env.n; i++)
+			total += strlen(env.v[i]) + 1 + sizeof(char *);
+		if (max > CONF_ARG_RESERVE && total > (size_t)(max -
+		    CONF_ARG_RESERVE)) {
+			conf_causes_add(causes, "%s:%d: command: the command "
+			    "and the environment take %zu bytes, and a new "
+			    "process may be given at most %ld", file,
+			    conf_key_line(s, "command"), total,
+			    max - CONF_ARG_RESERVE);
+			bad++;
+		}
+	}
+
+	/*
+	 * The programs of a root job: nobody but root may change them.  A
+	 * job refused for that alone stops at a reload (conf_job_is_bad).
+	 */
+	if (bad == 0 && d->command != NULL &&
+	    (bad = conf_exec_check(c, d, file, s, causes)) > 0)
+		conf_list_add(&c->unsafe_ids, &c->nunsafe_ids, d->id);
 
 	d->nenv = env.n;
 	d->env = env.v;		/* the vector moves into the job */
@@ -860,13 +1237,14 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 {
 	struct conf_parse	 p;
 	struct job_def		*d, *other;
-	size_t			 len, i;
+	size_t			 len, i, from;
 	ssize_t			 k;
 	char			*buf, *where;
 
 	memset(&p, 0, sizeof p);
-	if ((buf = conf_read_file(path, strict, strict, &len,
-	    causes)) == NULL) {
+	from = causes->n;
+	/* Never through a symbolic link (tickd.job(5)), root or not. */
+	if ((buf = conf_read_file(path, 1, strict, &len, causes)) == NULL) {
 		conf_list_add(&c->bad_files, &c->nbad_files, path);
 		return;
 	}
@@ -889,8 +1267,8 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 	}
 	for (i = 0; i < p.nsecs; i++) {
 		if (!conf_id_valid(p.secs[i].name)) {
-			conf_causes_add(causes, "%s:%d: [%s]: a job id is 1-%d "
-			    "characters of A-Z a-z 0-9 _ . -", path,
+			conf_causes_add(causes, "%s:%d: [%.64s]: a job id is "
+			    "1-%d characters of A-Z a-z 0-9 _ . -", path,
 			    p.secs[i].line, p.secs[i].name, CONF_ID_MAX);
 			continue;
 		}
@@ -901,6 +1279,11 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 			conf_causes_add(causes, "%s: [%s]: duplicate job id "
 			    "(also defined at %s)", where, p.secs[i].name,
 			    other != NULL ? other->where : c->bad_where[k]);
+			/* The first stands; see conf_job_is_bad for reloads. */
+			if (other != NULL && !conf_list_has(c->dup_ids,
+			    c->ndup_ids, other->id))
+				conf_list_add(&c->dup_ids, &c->ndup_ids,
+				    other->id);
 			free(where);
 			continue;
 		}
@@ -916,6 +1299,7 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 		}
 	}
 out:
+	conf_causes_cap(causes, from, path);
 	conf_parse_free(&p);
 	free(buf);
 }
@@ -1033,6 +1417,7 @@ conf_load(const char *path, struct conf_causes *causes)
 	memset(&empty, 0, sizeof empty);
 	envp_init(&unused);
 	c->path = xstrdup(path);
+	c->root = strict;
 	c->tzc = tz_cache_new(NULL);
 	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL)
@@ -1052,9 +1437,10 @@ conf_load(const char *path, struct conf_causes *causes)
 		goto fail;
 	for (i = 0; i < p.nsecs; i++) {
 		if (strcmp(p.secs[i].name, "daemon") != 0) {
-			conf_causes_add(causes, "%s:%d: [%s]: unknown section "
-			    "(tickd.conf has only [daemon]; jobs go in %s)",
-			    path, p.secs[i].line, p.secs[i].name, "*.job files");
+			conf_causes_add(causes, "%s:%d: [%.64s]: unknown "
+			    "section (tickd.conf has only [daemon]; jobs go in "
+			    "*.job files)", path, p.secs[i].line,
+			    p.secs[i].name);
 			continue;
 		}
 		if (found++) {
@@ -1104,27 +1490,42 @@ fail:
 }
 
 /*
- * Whether the job d of an older conf was left out of c as invalid (or
- * because the jobs directory could not be read at all).
+ * Whether the job d of an older conf should keep its definition instead
+ * of what c says: c left it out as invalid (or could not read the jobs
+ * directory at all), or c defines its id more than once and the
+ * definition c took (the first, in file name order) is from another file
+ * than d's.  A section copied into a new file, say 00-new.job, must not
+ * take over a running job of another file at a reload.  A job refused
+ * only by strict_exec does not keep its definition: it would go on
+ * running, as root, the program that is refused.
  */
 int
 conf_job_is_bad(const struct conf *c, const struct job_def *d)
 {
-	return conf_job(c, d->id) == NULL && (c->jobs_dir_failed ||
+	const struct job_def *n = conf_job(c, d->id);
+
+	if (n != NULL)
+		return conf_list_has(c->dup_ids, c->ndup_ids, d->id) &&
+		    strcmp(n->file, d->file) != 0;
+	if (conf_list_has(c->unsafe_ids, c->nunsafe_ids, d->id))
+		return 0;
+	return c->jobs_dir_failed ||
 	    conf_list_has(c->bad_ids, c->nbad_ids, d->id) ||
-	    conf_list_has(c->bad_files, c->nbad_files, d->file));
+	    conf_list_has(c->bad_files, c->nbad_files, d->file);
 }
 
 /*
  * Move job i of old into c (a reload keeps the previous good definition
- * of a job whose new one is invalid).  Its zone is looked up again in c's
- * cache; if that fails the job is dropped.
+ * of a job whose new one is invalid, or ambiguous), replacing c's own
+ * definition of that id if it has one.  Its zone is looked up again in
+ * c's cache; if that fails the job is dropped.
  */
 void
 conf_keep_job(struct conf *c, struct conf *old, size_t i)
 {
-	struct job_def	*d = old->jobs[i];
+	struct job_def	*d = old->jobs[i], *cur;
 	char		*cause = NULL;
+	size_t		 k;
 
 	memmove(&old->jobs[i], &old->jobs[i + 1],
 	    (old->njobs - i - 1) * sizeof *old->jobs);
@@ -1134,6 +1535,14 @@ conf_keep_job(struct conf *c, struct conf *old, size_t i)
 		free(cause);
 		job_def_free(d);
 		return;
+	}
+	if ((cur = conf_job(c, d->id)) != NULL) {
+		for (k = 0; c->jobs[k] != cur; k++)
+			;
+		memmove(&c->jobs[k], &c->jobs[k + 1],
+		    (c->njobs - k - 1) * sizeof *c->jobs);
+		c->njobs--;
+		job_def_free(cur);
 	}
 	conf_job_insert(c, d);
 }
@@ -1153,6 +1562,9 @@ conf_free(struct conf *c)
 	conf_list_free(c->bad_ids, c->nbad_ids);
 	conf_list_free(c->bad_files, c->nbad_files);
 	conf_list_free(c->ignored, c->nignored);
+	conf_list_free(c->dup_ids, c->ndup_ids);
+	conf_list_free(c->unsafe_ids, c->nunsafe_ids);
+	conf_causes_free(&c->warnings);
 	free(c->path);
 	free(c->jobs_dir);
 	free(c->state);

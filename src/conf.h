@@ -6,8 +6,10 @@
  * "file:line: key: message"; a job with any cause is left out (its id is
  * remembered in bad_ids so that a reload can keep its previous good
  * definition), and a file inih rejects, or that cannot be read safely,
- * loses all its jobs (bad_files).  Keys, types, bounds, defaults and
- * documentation live in one table, conf_keys[] (conf_table.c).
+ * loses all its jobs (bad_files).  What is valid but deserves a look (a
+ * root job whose program others could change) is a warning, in the same
+ * form, in the conf's own list (warnings).  Keys, types, bounds, defaults
+ * and documentation live in one table, conf_keys[] (conf_table.c).
  */
 #ifndef TICKD_CONF_H
 #define TICKD_CONF_H
@@ -24,8 +26,15 @@
 #define CONF_DEFAULT_PATH	TICKD_SYSCONFDIR "/tickd/tickd.conf"
 #define CONF_FILE_MAX		(16 * 1024 * 1024)	/* largest file read */
 #define CONF_LINE_MAX		(1024 * 1024)		/* longest line */
+#define CONF_CAUSE_MAX		1024	/* longest message, after escaping */
+#define CONF_FILE_CAUSES_MAX	50	/* messages listed per file */
 
-/* A list of messages, each "file:line: key: message". */
+/*
+ * A list of messages, each "file:line: key: message".  Text from the
+ * files (names, values) is escaped in them: control characters and bytes
+ * that are not UTF-8 appear as \xHH, a newline as \n; a message is cut at
+ * CONF_CAUSE_MAX bytes.
+ */
 struct conf_causes {
 	char	**v;
 	size_t	  n;
@@ -52,6 +61,7 @@ struct job_def {
 	size_t			 nenv;
 	int64_t			 random_delay;	/* seconds */
 	int			 enabled;
+	int			 strict_exec;	/* unsafe root program: error */
 	/* Policies (tickd.job(5), "POLICIES"). */
 	int			 overlap;	/* enum policy_overlap */
 	int64_t			 queue_limit;
@@ -89,6 +99,8 @@ struct conf {
 	int		  log_level;	/* syslog priority */
 	int64_t		  history_keep;	/* instances kept per job */
 	int64_t		  history_max_age; /* seconds */
+	int		  strict_exec;	/* default of the jobs' key */
+	int		  root;		/* loaded as root: files checked */
 	struct tz_cache	 *tzc;
 	struct job_def	**jobs;		/* valid jobs, sorted by id */
 	size_t		  njobs;
@@ -100,6 +112,11 @@ struct conf {
 	char		**ignored;	/* names in jobs_dir that are skipped */
 	size_t		  nignored;
 	int		  jobs_dir_failed; /* jobs_dir could not be read */
+	char		**dup_ids;	/* ids defined more than once */
+	size_t		  ndup_ids;
+	char		**unsafe_ids;	/* bad only for strict_exec */
+	size_t		  nunsafe_ids;
+	struct conf_causes warnings;	/* valid, but worth a look */
 };
 
 struct conf	*conf_load(const char *, struct conf_causes *);

@@ -43,6 +43,9 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_DAEMON, "history_max_age", CONF_T_DURATION, SECS(3600),
 	    SECS(86400) * 3660, "90d", 0, D(history_max_age),
 	    "instances older than this are deleted, whatever their status" },
+	{ CONF_SEC_DAEMON, "strict_exec", CONF_T_BOOL, 0, 0, "no", 0,
+	    D(strict_exec), "default of the jobs' strict_exec: refuse, not "
+	    "only warn about, root jobs whose program others could change" },
 
 	/* [<job id>] in a job file */
 	{ CONF_SEC_JOB, "schedule", CONF_T_SCHEDULE, 0, 0, NULL, 1,
@@ -71,6 +74,10 @@ const struct conf_key conf_keys[] = {
 	    "this long" },
 	{ CONF_SEC_JOB, "enabled", CONF_T_BOOL, 0, 0, "yes", 0, J(enabled),
 	    "no: the job is loaded but never scheduled" },
+	{ CONF_SEC_JOB, "strict_exec", CONF_T_BOOL, 0, 0, NULL, 0,
+	    J(strict_exec), "yes: a root job whose program others could "
+	    "change is an error, not a warning (default: [daemon] "
+	    "strict_exec)" },
 
 	/* Policies. */
 	{ CONF_SEC_JOB, "overlap", CONF_T_OVERLAP, 0, 0, "skip", 0,

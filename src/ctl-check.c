@@ -18,8 +18,9 @@
  *     (nothing succeeded or was replayed since; skipped instances do not
  *     count);
  *   - a job is blocked: its last instances were all skipped for overlap.
- * Warnings (exit 1 only with --strict): names in jobs_dir that are not
- * job files and are ignored.
+ * Warnings (exit 1 only with --strict): the configuration's warnings
+ * (a root job whose program others could change, as tickd -n prints
+ * them), and names in jobs_dir that are not job files and are ignored.
  *
  * Output: a first line "OK: ...", "WARNING: ..." or "CRITICAL: ..." with
  * the counts, then one line per finding; warnings begin "warning: ".
@@ -182,6 +183,9 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		    "invalid: the daemon would not start", ctx->config));
 	else {
 		njobs = c->njobs;
+		for (i = 0; i < c->warnings.n; i++)
+			ctl_check_add(&f, 0, "config", NULL,
+			    xstrdup(c->warnings.v[i]));
 		for (i = 0; i < c->nignored; i++)
 			ctl_check_add(&f, 0, "ignored", NULL,
 			    xasprintf("%s/%s: ignored: not a *.job file",

@@ -228,6 +228,7 @@ void	server_kill_cb(struct ev_loop *, ev_timer *, int);
 void	server_lease_cb(struct ev_loop *, ev_timer *, int);
 void	server_lock(struct server *);
 void	server_log_causes(const struct conf_causes *);
+void	server_log_warnings(const struct conf *);
 void	server_log_ignored(struct server *);
 void	server_log_range(struct sjob *, const char *, int64_t, int64_t, int64_t, int);
 void	server_meta(struct server *);

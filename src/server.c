@@ -382,6 +382,16 @@ server_log_causes(const struct conf_causes *causes)
 		    causes->v[i]);
 }
 
+/* Log the warnings of a configuration load (valid, worth a look). */
+void
+server_log_warnings(const struct conf *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->warnings.n; i++)
+		log_warn("%s", c->warnings.v[i]);
+}
+
 /* Log, once per name, the files of jobs_dir that are not job files. */
 void
 server_log_ignored(struct server *s)
@@ -553,6 +563,9 @@ server_reload(struct server *s, struct control_reply *reply)
 			    s->config_path);
 		goto out;
 	}
+	server_log_warnings(c);
+	for (i = 0; reply != NULL && i < c->warnings.n; i++)
+		control_line(reply, "warning: %s", c->warnings.v[i]);
 	/* A job whose new definition is invalid keeps its old one. */
 	for (i = old->njobs; i-- > 0;) {
 		if (conf_job_is_bad(c, old->jobs[i])) {
@@ -939,6 +952,7 @@ server_main(const char *path, int verbose)
 		log_err("%s is invalid: not starting", path);
 		return SERVER_EXIT_CONFIG;
 	}
+	server_log_warnings(s->conf);
 	s->verbose = verbose;
 	log_level = s->conf->log_level > verbose ? s->conf->log_level :
 	    verbose;

@@ -70,8 +70,17 @@ tickd_check(const char *path)
 		(void)fprintf(stderr, "tickd: %s is invalid\n", path);
 		rc = SERVER_EXIT_CONFIG;
 	} else {
-		(void)printf("%s: %zu jobs valid, %zu problems\n", path,
-		    c->njobs, causes.n);
+		/* Warnings do not make the configuration invalid. */
+		for (i = 0; i < c->warnings.n; i++)
+			(void)fprintf(stderr, "warning: %s\n",
+			    c->warnings.v[i]);
+		if (c->warnings.n > 0)
+			(void)printf("%s: %zu jobs valid, %zu problems, %zu "
+			    "warnings\n", path, c->njobs, causes.n,
+			    c->warnings.n);
+		else
+			(void)printf("%s: %zu jobs valid, %zu problems\n",
+			    path, c->njobs, causes.n);
 		rc = causes.n > 0 ? 1 : 0;
 	}
 	conf_causes_free(&causes);

@@ -57,7 +57,8 @@
 /*
  * A file in jobs.d ("../x" is beside it, in the case directory).  The
  * name may say more: "x.job mode=0664", "x.job uid=1000" (else 0644 and
- * root), "x.job -> TARGET" (a symbolic link), "x.d/" (a directory).
+ * root), "x.job -> TARGET" (a symbolic link), "x.d/" (a directory),
+ * "x.job fifo" (a FIFO).
  */
 struct tfile {
 	const char	*name;		/* NULL ends the list */
@@ -756,11 +757,27 @@ static const struct conf_case conf_cases[] = {
 	    0, { "$J/huge.job: larger than 16777216 bytes" },
 	    "ok", "", "huge.job", { { NULL } } },
 	{ "line of exactly 1 MiB", 0, NULL, 0, NULL, { { "max.job",
-	    "[big]\nschedule = @daily\ncommand = $1048565x\n"
+	    "[big]\nschedule = @daily\ncommand = true\n"
+	    "description = $1048561x\n"
 	    JOB("after", "@daily", "true") } },
 	    0, { NULL }, "after|big", "", "",
-	    { { "big", "cmdlen", "1048565" },
+	    { { "big", "desclen", "1048561" },
 	      { "after", "command", "true" } } },
+	/* What execve would refuse: an argument over 128 KiB. */
+	{ "command over the kernel's limit", 0, NULL, 0, NULL, {
+	    { "arg.job",
+		"[max]\nschedule = @daily\ncommand = $131071x\n"
+		"[over]\nschedule = @daily\ncommand = $131072x\n"
+		"[var]\nschedule = @daily\ncommand = true\n"
+		"environment = V=$131069x\n"
+		"[varover]\nschedule = @daily\ncommand = true\n"
+		"environment = V=$131072x\n" } },
+	    0, { "$J/arg.job:6: command: the command is 131072 bytes long, "
+		"and the kernel refuses an argument longer than 131071 bytes",
+		"$J/arg.job:14: environment: \"V=$30x...\" is 131074 bytes "
+		"long, and the kernel refuses a variable longer than 131071 "
+		"bytes" },
+	    "max|var", "over|varover", "", { { "max", "cmdlen", "131071" } } },
 
 	/* Values of several KiB; the inih inline-comment trap. */
 	{ "8 KiB values", 0, NULL, 0, NULL, { { "k8.job",
@@ -905,6 +922,53 @@ static const struct conf_case conf_cases[] = {
 	    0, { "$J/dir.job: not a regular file",
 		"$J/link.job: is a symbolic link, which is not followed" },
 	    "ok", "", "dir.job|link.job", { { NULL } } },
+	/* A FIFO is never opened: open(2) would wait for a writer. */
+	{ "FIFO", 0, NULL, 0, NULL, {
+	    { "fifo.job fifo", NULL },
+	    { "lfifo.job -> $J/fifo.job", NULL },
+	    { "ok.job", JOB("ok", "@daily", "true") } },
+	    0, { "$J/fifo.job: not a regular file",
+		"$J/lfifo.job: is a symbolic link, which is not followed" },
+	    "ok", "", "fifo.job|lfifo.job", { { NULL } } },
+	/* Text from the file is escaped in messages; at most 50 per file. */
+	{ "escaped messages", 0, NULL, 0, NULL, { { "esc.job",
+	    "[e\033[1mx]\nschedule = @daily\ncommand = true\n"	/* 1 */
+	    "[k]\nschedule = @daily\ncommand = true\n"		/* 4 */
+	    "k\377\r\033]0;t\007 = v\n"				/* 7 */
+	    "user = caf\303\251\302\205\n" } },			/* 8 */
+	    0, { "$J/esc.job:1: [e\\x1b[1mx]: " BADID,
+		"$J/esc.job:7: k\\xff\\x0d\\x1b]0;t\\x07: unknown key",
+		"$J/esc.job:8: user: unknown user \"caf\303\251\\xc2\\x85\"" },
+	    "", "k", "", { { NULL } } },
+	/* The programs of root jobs (tickd runs as root). */
+	{ "program of a root job", 1, NULL, 0, NULL, {
+	    { "../gw mode=0775", "#!/bin/sh\n" },
+	    { "../ok", "#!/bin/sh\n" },
+	    { "e.job",
+		JOB("warned", "@daily", "$D/gw -x")			/* 1 */
+		JOB("safe", "@daily", "$D/ok")				/* 4 */
+		JOB("viapath", "@daily", "gw")				/* 7 */
+		"[strict]\nschedule = @daily\nstrict_exec = yes\n"	/* 10 */
+		"command = $D/gw\n"					/* 13 */
+		"[other]\nschedule = @daily\nuser = nobody\n"		/* 14 */
+		"command = $D/gw\n" } },				/* 17 */
+	    0, { "$J/e.job:13: command: $D/gw is writable by group or others "
+		"(mode 0775), and the job runs as root: refused (strict_exec)" },
+	    "other|safe|viapath|warned", "strict", "",
+	    { { NULL, "warnings", "$J/e.job:3: command: $D/gw is writable by "
+		"group or others (mode 0775), and the job runs as root" } } },
+	{ "strict_exec for every job", 1, DAEMON "strict_exec = yes\n", 0,
+	    NULL, {
+	    { "../gw mode=0775", "#!/bin/sh\n" },
+	    { "e.job",
+		JOB("a", "@daily", "$D/gw")				/* 1 */
+		"[lenient]\nschedule = @daily\nstrict_exec = no\n"	/* 4 */
+		"command = $D/gw\n" } },				/* 7 */
+	    0, { "$J/e.job:3: command: $D/gw is writable by group or others "
+		"(mode 0775), and the job runs as root: refused (strict_exec)" },
+	    "lenient", "a", "",
+	    { { NULL, "warnings", "$J/e.job:7: command: $D/gw is writable by "
+		"group or others (mode 0775), and the job runs as root" } } },
 	{ "unsafe owner or mode", 1, NULL, 0, NULL, {
 	    { "gw.job mode=0664", JOB("gw", "@daily", "true") },
 	    { "ow.job mode=0646", JOB("ow", "@daily", "true") },
@@ -1095,7 +1159,7 @@ make_tree(const struct conf_case *c, const char *dir)
 	const struct tfile	*f;
 	char			 path[PATH_MAX], name[256], *text, *link, *sp;
 	size_t			 len, i, n;
-	int			 mode, uid;
+	int			 mode, uid, fifo;
 
 	if (mkdir(dir, 0755) == -1)
 		return -1;
@@ -1114,9 +1178,12 @@ make_tree(const struct conf_case *c, const char *dir)
 	for (i = 0; i < NFILES && c->files[i].name != NULL; i++) {
 		f = &c->files[i];
 		(void)snprintf(name, sizeof name, "%s", f->name);
-		mode = uid = 0;
+		mode = uid = fifo = 0;
 		link = NULL;
-		if ((sp = strstr(name, " -> ")) != NULL) {
+		if ((sp = strstr(name, " fifo")) != NULL) {
+			fifo = 1;
+			*sp = '\0';
+		} else if ((sp = strstr(name, " -> ")) != NULL) {
 			link = expand(sp + 4, dir, NULL);
 			*sp = '\0';
 		} else if ((sp = strstr(name, " mode=")) != NULL) {
@@ -1130,6 +1197,9 @@ make_tree(const struct conf_case *c, const char *dir)
 		(void)snprintf(path, sizeof path, "%s/jobs.d/%s", dir, name);
 		if (n > 0 && name[n - 1] == '/') {
 			if (mkdir(path, 0755) == -1)
+				return -1;
+		} else if (fifo) {
+			if (mkfifo(path, 0644) == -1)
 				return -1;
 		} else if (link != NULL) {
 			if (symlink(link, path) == -1) {
@@ -1222,6 +1292,8 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 			    c->jobs_dir, c->state, c->timezone);
 		else if (strcmp(f, "ignored") == 0)
 			return join(c->ignored, c->nignored, NULL);
+		else if (strcmp(f, "warnings") == 0)
+			return join(c->warnings.v, c->warnings.n, NULL);
 		else
 			(void)snprintf(out, sizeof out, "unknown field %s", f);
 		return strdup(out);
@@ -1637,6 +1709,66 @@ test_keep(void)
 	conf_free(c);
 }
 
+/*
+ * An id copied into a file that sorts first: the new conf takes that
+ * definition (the first), but a reload keeps the running job's own, from
+ * the file that held it; a duplicate within the job's own file does not
+ * count.
+ */
+static void
+test_keep_dup(void)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct conf_case	 cc;
+	struct conf		*old, *c;
+	struct job_def		*d;
+	char			 dir[1024], path[PATH_MAX];
+	size_t			 i;
+
+	T_RUN("keep a job whose id is copied into another file");
+	memset(&cc, 0, sizeof cc);
+	(void)snprintf(dir, sizeof dir, "%s/keepdup", tmpdir);
+	if (!T_EQ_INT(make_tree(&cc, dir), 0))
+		return;
+	(void)snprintf(path, sizeof path, "%s/tickd.conf", dir);
+	T_EQ_INT(put_job(dir, "z.job", JOB("X", "@daily", "z-x")
+	    JOB("Y", "@daily", "z-y")), 0);
+	old = conf_load(path, &causes);
+	T_EQ_INT(causes.n, 0);
+	conf_causes_free(&causes);
+	if (!T_TRUE(old != NULL))
+		return;
+
+	/* a.job copies X; z.job defines Y twice itself. */
+	T_EQ_INT(put_job(dir, "a.job", JOB("X", "@daily", "a-x")), 0);
+	T_EQ_INT(put_job(dir, "z.job", JOB("X", "@daily", "z-x")
+	    JOB("Y", "@daily", "z-y2") JOB("Y", "@daily", "z-y3")), 0);
+	c = conf_load(path, &causes);
+	T_EQ_INT(causes.n, 2);
+	conf_causes_free(&causes);
+	if (!T_TRUE(c != NULL)) {
+		conf_free(old);
+		return;
+	}
+	if (T_TRUE((d = conf_job(c, "X")) != NULL))
+		T_EQ_STR(d->command, "a-x");		/* the first */
+	for (i = 0; i < old->njobs; ) {
+		if (conf_job_is_bad(c, old->jobs[i])) {
+			T_EQ_STR(old->jobs[i]->id, "X");
+			conf_keep_job(c, old, i);
+			continue;
+		}
+		i++;
+	}
+	conf_free(old);
+	T_EQ_INT(c->njobs, 2);
+	if (T_TRUE((d = conf_job(c, "X")) != NULL))
+		T_EQ_STR(d->command, "z-x");		/* the running one's */
+	if (T_TRUE((d = conf_job(c, "Y")) != NULL))
+		T_EQ_STR(d->command, "z-y2");		/* same file: the new */
+	conf_free(c);
+}
+
 /* --- a relative tickd.conf path ---------------------------------------- */
 
 static void
@@ -1752,6 +1884,7 @@ main(void)
 		conf_run(&conf_cases[i], i);
 	test_hashes();
 	test_keep();
+	test_keep_dup();
 	test_relative();
 	test_key_table();
 
