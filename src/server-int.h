@@ -161,6 +161,16 @@ struct dskip {
 	int		 throttled;	/* else overlap */
 };
 
+/* A range of instances that do not run, logged once it is committed. */
+struct drange {
+	struct sjob	*j;
+	const char	*reason;	/* as server_log_range takes it */
+	int64_t		 first;
+	int64_t		 last;
+	int64_t		 count;
+	int		 capped;
+};
+
 /* What a dispatch pass decided, applied once its transaction commits. */
 struct dispatch {
 	struct pending	 *add;		/* new pending entries, in order */
@@ -169,6 +179,8 @@ struct dispatch {
 	size_t		  nkill;
 	struct dskip	 *skipped;	/* each skip, for the journal */
 	size_t		  nskipped;
+	struct drange	 *ranges;	/* each decision, for the journal */
+	size_t		  nranges;
 	size_t		  room;		/* global slots left to claim now */
 	int		  force;	/* manual --force: no overlap rule */
 	char		  why[STORE_RUN_ID_MAX + 64]; /* the last skip's */

@@ -460,6 +460,24 @@ server_log_range(struct sjob *j, const char *reason, int64_t first,
 	    "due at once while the job was busy");
 }
 
+/* Log a range of instances that do not run once the pass commits. */
+static void
+server_range_later(struct dispatch *dp, struct sjob *j, const char *reason,
+    int64_t first, int64_t last, int64_t count, int capped)
+{
+	struct drange *r;
+
+	dp->ranges = xreallocarray(dp->ranges, dp->nranges + 1,
+	    sizeof *dp->ranges);
+	r = &dp->ranges[dp->nranges++];
+	r->j = j;
+	r->reason = reason;
+	r->first = first;
+	r->last = last;
+	r->count = count;
+	r->capped = capped;
+}
+
 /*
  * Decide what becomes of a due job's instances, inside the dispatch
  * transaction.  Sets *planned to the newest instance decided.
@@ -509,7 +527,7 @@ server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
 			goto fail;
 	}
 	if (due.skip_count > 0)
-		server_log_range(j, due.skip_reason, due.skip_first,
+		server_range_later(dp, j, due.skip_reason, due.skip_first,
 		    due.skip_last, due.skip_count, due.skip_capped);
 	for (i = 0; i < due.ncatch && rc == 0; i++)
 		rc = server_overlap(s, dp, j, due.run[i], "schedule",
@@ -533,7 +551,7 @@ server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
 		    server_overlap(s, dp, j, due.last, "schedule",
 		    "schedule") == -1)
 			goto fail;
-		server_log_range(j, "stall", due.run[due.ncatch],
+		server_range_later(dp, j, "stall", due.run[due.ncatch],
 		    due.ontime_prev, dec.count, due.more_capped);
 		free(buf);
 		return 0;
@@ -551,10 +569,9 @@ server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
 		if (store_decision_add(s->store, &dec) == -1)
 			goto fail;
 	}
-	/* Logged now; rolled back with the rest if the commit fails. */
 	if (due.more_count > 0)
-		server_log_range(j, "overlap", due.more_first, due.more_last,
-		    due.more_count, due.more_capped);
+		server_range_later(dp, j, "overlap", due.more_first,
+		    due.more_last, due.more_count, due.more_capped);
 	free(buf);
 	return 0;
 fail:
@@ -624,6 +641,10 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 	struct pending	*p, *next;
 	size_t		 i;
 
+	for (i = 0; i < dp->nranges; i++)
+		server_log_range(dp->ranges[i].j, dp->ranges[i].reason,
+		    dp->ranges[i].first, dp->ranges[i].last,
+		    dp->ranges[i].count, dp->ranges[i].capped);
 	for (i = 0; i < dp->nskipped; i++)
 		server_note_skip(s, &dp->skipped[i]);
 	for (i = 0; i < dp->nkill; i++) {
@@ -763,6 +784,7 @@ out:
 	free(planned);
 	free(dp.kill);
 	free(dp.skipped);
+	free(dp.ranges);
 	server_rearm(s);
 }
 

@@ -962,6 +962,7 @@ server_main(const char *path, int verbose)
 	if ((s->store = store_open(s->conf->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);
 		free(cause);
+		conf_free(s->conf);
 		return 1;
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL) == -1)
@@ -978,6 +979,7 @@ server_main(const char *path, int verbose)
 		log_err("%s: not starting", cause);
 		free(cause);
 		store_close(s->store);
+		conf_free(s->conf);
 		return 1;
 	}
 

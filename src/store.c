@@ -16,6 +16,26 @@
  * succeeds only for a pending instance, so two claims of one instance
  * cannot both succeed.
  *
+ * Opening checks the file before anything is written to it: a database
+ * that is damaged (SQLite cannot read it, or PRAGMA quick_check finds a
+ * fault) or that is not tickd's (tables of its own and no schema
+ * version, or a schema version without tickd's tables) is refused, and
+ * left as it was, with a cause that names the recovery in tickd(8).
+ * Running a job on a store that cannot say what ran is what "claimed
+ * before fork" exists to prevent.
+ *
+ * The file can also go away while the daemon runs: deleted, or replaced
+ * by a rename.  SQLite would go on writing to the open descriptor, into a
+ * file nobody will ever open again: every claim would vanish at the next
+ * start, and the WAL beside the path would hold pages of the old file,
+ * which a reader (or the next daemon) would apply to the new one.  So
+ * every write transaction first asks SQLite whether the file at the path
+ * is still the one open (SQLITE_FCNTL_HAS_MOVED, one stat(2)); when it is
+ * not, the WAL is checkpointed into the old file and emptied, and the
+ * write fails with a cause saying so (not "busy"): nothing more is
+ * written, and tickd must be restarted to use the file now at the path.
+ * If the same file comes back (renamed back), writes resume.
+ *
  * DIAGNOSTICS: functions return -1 and keep the SQLite message for
  * store_error(); store_open returns NULL with *cause set.  Nothing is
  * logged here.
@@ -34,6 +54,10 @@
 #include "xmalloc.h"
 
 #define STORE_BUSY_MS	250
+
+/* The end of a cause about a file tickd cannot use, in tickd(8). */
+#define STORE_RECOVER	"move it aside to recover it or start afresh " \
+	"(see \"If the database is corrupt\" in tickd(8))"
 
 enum {
 	ST_BEGIN,
@@ -169,8 +193,10 @@ static const char *const store_sql[ST_COUNT] = {
 struct store {
 	sqlite3		*db;
 	sqlite3_stmt	*st[ST_COUNT];
+	char		*path;
 	int		 busy;		/* the last failure was a lock */
-	char		 err[256];
+	int		 emptied;	/* moved away, and the WAL emptied */
+	char		 err[512];
 };
 
 /* Remember the error of the last failed call; always returns -1. */
@@ -184,12 +210,48 @@ store_fail(struct store *s, int rc)
 	return -1;
 }
 
-/* Run a statement to completion (no rows wanted); 0 or -1. */
+/*
+ * Whether the file at the path is still the one open; -1 with the error
+ * set when it is not.  On the first call that finds it gone, what the WAL
+ * holds is checkpointed into the old file and the WAL emptied, so that
+ * the file now at the path never sees a page of ours.
+ */
+static int
+store_unmoved(struct store *s)
+{
+	int moved = 0;
+
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+	    &moved) != SQLITE_OK || !moved) {
+		s->emptied = 0;
+		return 0;
+	}
+	/* A reader can make it fail: tried again at the next write. */
+	if (!s->emptied && sqlite3_exec(s->db, "PRAGMA wal_checkpoint("
+	    "TRUNCATE)", NULL, NULL, NULL) == SQLITE_OK)
+		s->emptied = 1;
+	s->busy = 0;
+	(void)snprintf(s->err, sizeof s->err, "%s was deleted or replaced "
+	    "while tickd ran: nothing more is written to it; restart tickd to "
+	    "use the file now at that path", s->path);
+	return -1;
+}
+
+/*
+ * Run a statement to completion (no rows wanted); 0 or -1.  A write
+ * outside a transaction (a lease renewal) checks the file first, as
+ * store_begin does.
+ */
 static int
 store_step_done(struct store *s, sqlite3_stmt *st)
 {
 	int rc;
 
+	if (sqlite3_get_autocommit(s->db) && !sqlite3_stmt_readonly(st) &&
+	    store_unmoved(s) == -1) {
+		(void)sqlite3_clear_bindings(st);
+		return -1;
+	}
 	rc = sqlite3_step(st);
 	(void)sqlite3_reset(st);
 	(void)sqlite3_clear_bindings(st);
@@ -231,6 +293,110 @@ store_exec(sqlite3 *db, const char *sql, char **cause)
 		return -1;
 	}
 	return 0;
+}
+
+/* Whether an SQLite result says the file is damaged or not a database. */
+static int
+store_damaged(int rc)
+{
+	return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB;
+}
+
+/*
+ * The cause of a failure to open path: SQLite's message, and the
+ * recovery when the file is damaged.
+ */
+static char *
+store_open_cause(sqlite3 *db, const char *path, const char *msg)
+{
+	if (store_damaged(sqlite3_extended_errcode(db)))
+		return xasprintf("%s: %s: " STORE_RECOVER, path, msg);
+	return xasprintf("%s: %s", path, msg);
+}
+
+/* Run a query that returns one integer; 0 (*out set), or -1. */
+static int
+store_int(sqlite3 *db, const char *sql, int *out)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	(void)sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/*
+ * The cause for a database PRAGMA quick_check finds damaged, on one line:
+ * its first finding, without the "*** in database main ***" heading.
+ */
+static char *
+store_damage(const char *path, const char *found)
+{
+	static const char	 head[] = "*** in database main ***";
+	char			*cause, *p;
+
+	if (found == NULL)
+		found = "?";
+	if (strncmp(found, head, sizeof head - 1) == 0)
+		found += sizeof head - 1;
+	found += strspn(found, " \n");
+	cause = xasprintf("%s: the database is damaged: %s: " STORE_RECOVER,
+	    path, found);
+	for (p = cause; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	return cause;
+}
+
+/*
+ * Check, reading only, that path is a sound tickd database or a new one
+ * (no schema at all): 0, or -1 with *cause.  Nothing is written to a file
+ * that fails, so that it can still be recovered.
+ */
+static int
+store_check(sqlite3 *db, const char *path, char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	const char	*text;
+	int		 version, objects, ours, rc, ok;
+
+	if (store_int(db, "PRAGMA user_version", &version) == -1 ||
+	    store_int(db, "SELECT count(*) FROM sqlite_schema", &objects) ==
+	    -1 || store_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
+	    "type = 'table' AND name IN ('runs', 'attempts', 'decisions', "
+	    "'jobs', 'meta')", &ours) == -1) {
+		*cause = store_open_cause(db, path, sqlite3_errmsg(db));
+		return -1;
+	}
+	if (version == 0 && objects == 0)
+		return 0;		/* new: the migrations create it */
+	if (version == 0 || ours != 5) {
+		*cause = xasprintf("%s: not a tickd database (%s): check the "
+		    "state setting, or " STORE_RECOVER, path, version == 0 ?
+		    "tables, but no schema version" : "a schema version, but "
+		    "not tickd's tables");
+		return -1;
+	}
+	/* Every page of every table and index, read once (not slow). */
+	if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		*cause = store_open_cause(db, path, sqlite3_errmsg(db));
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) :
+	    NULL;
+	ok = text != NULL && strcmp(text, "ok") == 0;
+	if (rc != SQLITE_ROW)
+		*cause = store_open_cause(db, path, sqlite3_errmsg(db));
+	else if (!ok)
+		*cause = store_damage(path, text);
+	(void)sqlite3_finalize(st);
+	return ok ? 0 : -1;
 }
 
 /* Bring the schema to STORE_SCHEMA_VERSION; 0 or -1 with *cause. */
@@ -294,11 +460,14 @@ store_open(const char *path, int readonly, char **cause)
 	}
 	(void)sqlite3_extended_result_codes(s->db, 1);
 	(void)sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	s->path = xstrdup(path);
 	if (!readonly) {
+		if (store_check(s->db, path, cause) == -1)
+			goto fail;
 		if (store_exec(s->db, "PRAGMA journal_mode = WAL;"
 		    "PRAGMA synchronous = FULL;"
 		    "PRAGMA foreign_keys = ON;", &why) == -1) {
-			*cause = xasprintf("%s: %s", path, why);
+			*cause = store_open_cause(s->db, path, why);
 			free(why);
 			goto fail;
 		}
@@ -332,6 +501,7 @@ store_close(struct store *s)
 		(void)sqlite3_finalize(s->st[i]);
 	if (s->db != NULL)
 		(void)sqlite3_close(s->db);
+	free(s->path);
 	free(s);
 }
 
@@ -349,10 +519,15 @@ store_busy(const struct store *s)
 	return s->busy;
 }
 
-/* Start a write transaction (takes the write lock now). */
+/*
+ * Start a write transaction (takes the write lock now), if the file is
+ * still the one at the path.
+ */
 int
 store_begin(struct store *s)
 {
+	if (store_unmoved(s) == -1)
+		return -1;
 	return store_step_done(s, s->st[ST_BEGIN]);
 }
 
@@ -367,12 +542,22 @@ store_commit(struct store *s)
 	return 0;
 }
 
-/* Roll back the open transaction, if any. */
+/*
+ * Roll back the open transaction, if any.  store_error() and store_busy()
+ * keep describing the failure that made the caller roll back.
+ */
 void
 store_rollback(struct store *s)
 {
-	if (!sqlite3_get_autocommit(s->db))
-		(void)store_step_done(s, s->st[ST_ROLLBACK]);
+	char	err[sizeof s->err];
+	int	busy = s->busy;
+
+	if (sqlite3_get_autocommit(s->db))
+		return;
+	(void)memcpy(err, s->err, sizeof err);
+	(void)store_step_done(s, s->st[ST_ROLLBACK]);
+	(void)memcpy(s->err, err, sizeof err);
+	s->busy = busy;
 }
 
 /* The stored state of a job: 1 found, 0 not found, -1 error. */

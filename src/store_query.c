@@ -345,7 +345,10 @@ store_query_open(const char *path, char **cause)
 	if (!sq_probe(q, "SELECT r.run_id, r.retry_at, r.detail, "
 	    "a.outcome, d.count, j.planned, m.value FROM runs r, attempts a, "
 	    "decisions d, jobs j, meta m LIMIT 0")) {
-		*cause = xasprintf("cannot read: not a tickd database: %s",
+		/* A damaged file is not "not a tickd database". */
+		rc = sqlite3_errcode(q->db);
+		*cause = xasprintf("cannot read: %s%s", rc == SQLITE_CORRUPT ||
+		    rc == SQLITE_NOTADB ? "" : "not a tickd database: ",
 		    sqlite3_errmsg(q->db));
 		goto fail;
 	}

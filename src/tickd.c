@@ -3,8 +3,9 @@
  *
  * tickd never daemonizes: it runs in the foreground under systemd
  * (Type=notify) or a terminal.  Startup: options, logging, standard
- * descriptors made safe, SIGPIPE ignored, then server_main (server.c),
- * which loads the configuration, opens the store and runs the loop.
+ * descriptors made safe, SIGPIPE and SIGXFSZ ignored, then server_main
+ * (server.c), which loads the configuration, opens the store and runs
+ * the loop.
  * --check only loads and validates the configuration.
  *
  * DIAGNOSTICS: usage errors exit 2; --check exits 1 when it finds any
@@ -144,6 +145,12 @@ main(int argc, char **argv)
 	if (check)
 		return tickd_check(config);
 	(void)signal(SIGPIPE, SIG_IGN);
+	/*
+	 * A write past RLIMIT_FSIZE fails with EFBIG, which the store
+	 * retries like a full disk, instead of killing the daemon.  Jobs get
+	 * the default back (child.c).
+	 */
+	(void)signal(SIGXFSZ, SIG_IGN);
 	log_init(target, LOG_INFO);
 	return server_main(config, verbose);
 }

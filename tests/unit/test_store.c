@@ -244,9 +244,10 @@ test_open(void)
 	store_close(s);
 
 	T_RUN("newer schema refused");
-	db_path(path, sizeof path);
-	T_EQ_INT(exec_sql(path, "CREATE TABLE x (a); PRAGMA user_version = 4"),
-	    0);
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	store_close(s);
+	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 4"), 0);
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
@@ -268,10 +269,36 @@ test_open(void)
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
-	(void)snprintf(want, sizeof want, "%s: file is not a database", path);
+	(void)snprintf(want, sizeof want, "%s: file is not a database: move "
+	    "it aside to recover it or start afresh (see \"If the database is "
+	    "corrupt\" in tickd(8))", path);
 	T_EQ_STR(cause, want);
 	free(cause);
 	store_close(s);
+
+	/* Refused before anything is written: the file can be recovered. */
+	T_RUN("foreign database refused, left as it was");
+	db_path(path, sizeof path);
+	T_EQ_INT(exec_sql(path, "CREATE TABLE notes (t TEXT)"), 0);
+	cause = NULL;
+	s = store_open(path, 0, &cause);
+	T_TRUE(s == NULL);
+	(void)snprintf(want, sizeof want, "%s: not a tickd database (tables, "
+	    "but no schema version): check the state setting, or move it "
+	    "aside to recover it or start afresh (see \"If the database is "
+	    "corrupt\" in tickd(8))", path);
+	T_EQ_STR(cause, want);
+	free(cause);
+	store_close(s);
+	{
+		static const struct sql_check c[] = {
+			{ "PRAGMA journal_mode", "delete" },
+			{ "SELECT group_concat(name) FROM sqlite_schema",
+			    "notes" },
+		};
+
+		check_sql(path, c, sizeof c / sizeof c[0]);
+	}
 
 	T_RUN("missing directory refused");
 	(void)snprintf(path, sizeof path, "%s/no/such/dir/x.db", tmpdir);
@@ -282,6 +309,42 @@ test_open(void)
 	    path);
 	T_EQ_STR(cause, want);
 	free(cause);
+	store_close(s);
+}
+
+/*
+ * The file renamed away under an open store: writes fail (not busy),
+ * with or without a transaction, until it is back.  A failure inside a
+ * transaction is still the error after the rollback.
+ */
+static void
+test_moved(void)
+{
+	struct store		*s;
+	struct store_decision	 d;
+	char			 path[256], away[300];
+
+	T_RUN("file renamed away");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	(void)snprintf(away, sizeof away, "%s.away", path);
+	T_EQ_INT(rename(path, away), 0);
+	T_EQ_INT(store_begin(s), -1);
+	T_EQ_INT(store_busy(s), 0);
+	T_TRUE(strstr(store_error(s), "was deleted or replaced while tickd "
+	    "ran") != NULL);
+	T_EQ_INT(store_lease_renew(s, "owner", 1), -1);
+	T_RUN("file renamed back");
+	T_EQ_INT(rename(away, path), 0);
+	T_EQ_INT(store_begin(s), 0);
+	T_RUN("rollback keeps the failure");
+	memset(&d, 0, sizeof d);
+	d.decision = "skipped";
+	d.first_at = d.last_at = d.run_rowid = -1;
+	T_EQ_INT(store_decision_add(s, &d), -1);	/* job NULL */
+	store_rollback(s);
+	T_EQ_STR(store_error(s), "NOT NULL constraint failed: decisions.job");
+	T_EQ_INT(store_busy(s), 0);
 	store_close(s);
 }
 
@@ -2017,6 +2080,7 @@ main(void)
 		return 1;
 	}
 	test_open();
+	test_moved();
 	test_migrate();
 	test_jobs();
 	test_claim();
