@@ -144,8 +144,9 @@ ctl_ctx_store(struct ctl_ctx *ctx)
 	if (ctl_ctx_conf(ctx) == NULL)
 		return NULL;
 	if (ctl_ctx_store_quiet(ctx) == NULL)
-		ctl_error("%s; is tickd installed and has it run?",
-		    ctx->store_cause);
+		ctl_error("%s%s", ctx->store_cause,
+		    access(ctx->conf->state, F_OK) == -1 && errno == ENOENT ?
+		    "; is tickd installed and has it run?" : "");
 	return ctx->store;
 }
 

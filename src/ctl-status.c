@@ -180,8 +180,10 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		if (q != NULL)
 			(void)snprintf(buf, sizeof buf, "%s (schema %d)",
 			    c->state, store_query_version(q));
-		else
-			(void)snprintf(buf, sizeof buf, "%s", ctx->store_cause);
+		else	/* the cause begins "state PATH" */
+			(void)snprintf(buf, sizeof buf, "%s",
+			    strncmp(ctx->store_cause, "state ", 6) == 0 ?
+			    ctx->store_cause + 6 : ctx->store_cause);
 		ctl_table_row(&t, "state", buf);
 		(void)snprintf(buf, sizeof buf, "%zu loaded, %zu in error",
 		    c->njobs, c->nbad_ids + c->nbad_files);

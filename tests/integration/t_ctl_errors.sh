@@ -115,7 +115,7 @@ for state in statedir junk.db; do
 		# shellcheck disable=SC2086
 		expect_fail1 $c
 		expect_eq "tickctl $c ($state): message" "$err" \
-		    "tickctl: state $dir/$state: $why; is tickd installed and has it run?"
+		    "tickctl: state $dir/$state: $why"
 	done
 	run_cmd ctl list
 	expect_eq "list ($state): exit" "$rc" 0

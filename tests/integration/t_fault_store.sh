@@ -357,7 +357,7 @@ for c in header truncated page foreign foreign7; do
 	esac
 	run_cmd ctl status
 	expect_match "$c: tickctl status says why" "$out" \
-	    "*state $dir/state/tickd.db: $want*"
+	    "*state *$dir/state/tickd.db: $want*"
 	run_cmd ctl check
 	expect_eq "$c: tickctl check fails" "$rc" 1
 	expect_match "$c: tickctl check says why" "$out" \
