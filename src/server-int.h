@@ -63,7 +63,8 @@ struct sjob {
 
 /* A write for the store, done in the next batch transaction. */
 struct wq_item {
-	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE } kind;
+	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE,
+	    WQ_ABANDON } kind;
 	int64_t						 rowid;
 	int						 attempt;
 	pid_t						 pid;
@@ -77,6 +78,8 @@ struct wq_item {
 	char						*detail;
 	char						*tail;
 	char						*job;
+	int64_t						 at;	 /* WQ_ABANDON */
+	const char					*origin; /* WQ_ABANDON */
 	struct wq_item					*next;
 };
 

@@ -541,8 +541,8 @@ server_run_end(struct server *s, struct run *r, int linked)
 		log_job(LOG_NOTICE, LOG_EV_RETRY, &lj, "job %s: run %s: attempt "
 		    "%d at %s", r->job, r->run_id, r->attempt + 1,
 		    server_when(retry_at / 1000, when, sizeof when));
-		server_pend_add(s, j, r->scheduled_at, "schedule", "retry",
-		    r->rowid, retry_at);
+		server_pend_add(s, j, r->scheduled_at,
+		    store_run_origin(r->run_id), "retry", r->rowid, retry_at);
 	} else if (o.failed) {
 		if (strcmp(o.status, "dead") == 0)
 			log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is "

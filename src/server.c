@@ -277,8 +277,9 @@ server_store_ok(struct server *s)
 void
 server_flush(struct server *s)
 {
-	struct wq_item	*w, *next;
-	int		 rc = 0, n;
+	struct wq_item		*w, *next;
+	struct store_claim	 c;
+	int			 rc = 0, n;
 
 	if (s->wq == NULL || clock_mono_ms() < s->flush_after)
 		return;
@@ -305,6 +306,15 @@ server_flush(struct server *s)
 			rc = store_prune_job(s->store, w->job,
 			    s->conf->history_keep, SERVER_PRUNE_CHUNK) == -1 ?
 			    -1 : 0;
+			break;
+		case WQ_ABANDON:
+			memset(&c, 0, sizeof c);
+			c.job = w->job;
+			c.scheduled_at = w->at;
+			c.origin = w->origin;
+			c.now_ms = w->started_ms;
+			rc = store_run_unqueue(s->store, &c, "abandoned",
+			    "removed") == -1 ? -1 : 0;
 			break;
 		}
 	}
@@ -476,7 +486,7 @@ server_jobs_sync(struct server *s)
 {
 	struct sjob		**jobs, *j;
 	struct pending		**pp;
-	struct store_claim	  c;
+	struct wq_item		 *w;
 	size_t			  i;
 	int64_t			  now = clock_wall_ms() / 1000;
 
@@ -511,13 +521,16 @@ server_jobs_sync(struct server *s)
 				pp = &(*pp)->next;
 				continue;
 			}
-			memset(&c, 0, sizeof c);
-			c.job = j->id;
-			c.scheduled_at = (*pp)->at;
-			c.origin = (*pp)->origin;
-			c.now_ms = clock_wall_ms();
-			(void)store_run_unqueue(s->store, &c, "abandoned",
-			    "removed");
+			/*
+			 * Through the write queue, after what is queued
+			 * there: a retry planned by an end not yet written
+			 * must be written before it can be abandoned.
+			 */
+			w = server_wq_add(s, WQ_ABANDON);
+			w->job = xstrdup(j->id);
+			w->at = (*pp)->at;
+			w->origin = (*pp)->origin;
+			w->started_ms = clock_wall_ms();
 			server_pend_drop(s, pp);
 		}
 		log_notice("job %s: removed from the configuration%s", j->id,

@@ -630,6 +630,19 @@ store_run_id(const char *job, int64_t at, const char *origin, char *buf,
 		(void)snprintf(buf, len, "%s@%s/%s", job, when, origin);
 }
 
+/* The origin a run id names (its suffix): "manual", "reboot", "schedule". */
+const char *
+store_run_origin(const char *run_id)
+{
+	const char *slash = strrchr(run_id, '/');
+
+	if (slash != NULL && strcmp(slash, "/manual") == 0)
+		return "manual";
+	if (slash != NULL && strcmp(slash, "/reboot") == 0)
+		return "reboot";
+	return "schedule";
+}
+
 /*
  * Claim an instance for a new attempt, inside the caller's transaction:
  * insert it if absent, move it to running under our lease if it is

@@ -142,6 +142,7 @@ int		 store_meta_get(struct store *, const char *, char *, size_t);
 int		 store_meta_set(struct store *, const char *, const char *);
 void		 store_run_id(const char *, int64_t, const char *, char *,
 		     size_t);
+const char	*store_run_origin(const char *);
 int		 store_run_queue(struct store *, const struct store_claim *);
 int64_t		 store_run_unqueue(struct store *, const struct store_claim *,
 		     const char *, const char *);

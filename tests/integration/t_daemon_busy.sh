@@ -6,7 +6,9 @@
 # decision (here: the instances that fell due during the lock are on time,
 # within misfire_grace, and due at once when it ends: the newest runs, the
 # older ones are one decision, skipped/coalesced), and the trouble and the
-# recovery are logged.
+# recovery are logged.  Then a job removed during a second lock, just
+# after a manual run of it failed and planned a retry that could not be
+# written yet: its instance ends abandoned (removed), not retrying.
 . tests/integration/lib.sh
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
@@ -49,6 +51,34 @@ t_unlock=$(sed -n 's/^unlocked //p' "$dir/lock.state")
 wait_for "a tick run after the lock" 10 eval "[ \"\$(sql \"SELECT count(*)
     FROM runs WHERE job = 'tick' AND scheduled_at * 1000 > $t_unlock AND
     status = 'succeeded'\")\" -ge 1 ]"
+
+# A job removed while the store is locked, just after an attempt failed
+# and planned a retry that is not written yet: its instance must end up
+# abandoned (removed), in that order, not "retrying" for ever.
+write_job flaky.job <<'EOF2'
+[flaky]
+schedule = @yearly
+retries = 3
+retry_delay = 1h
+command = echo "$TICKD_RUN_ID" > @DIR@/flaky.id; while [ ! -e @DIR@/flaky.end ]; do sleep 0.1; done; exit 75
+EOF2
+kill -HUP "$tickd_pid"
+wait_for "flaky to be loaded" 10 log_has "reload done: 3 jobs"
+"$TICKCTL" -c "$dir/tickd.conf" run flaky >/dev/null || fail "tickctl run flaky: exit $?"
+wait_for "flaky to start" 10 test -s "$dir/flaky.id"
+fid=$(cat "$dir/flaky.id")
+"$python" "$dir/lock.py" "$db" 3 >"$dir/lock2.state" &
+wait_for "the second lock" 10 grep -q '^locked' "$dir/lock2.state"
+touch "$dir/flaky.end"
+wait_for "flaky's failure" 10 log_has "job flaky: run $fid attempt 1 retrying"
+rm "$jobs/flaky.job"
+kill -HUP "$tickd_pid"
+wait_for "flaky's removal" 10 log_has "job flaky: removed from the configuration"
+expect_eq "flaky removed while the store was locked" \
+    "$(grep -c '^unlocked' "$dir/lock2.state")" 0
+wait_for "the second unlock" 15 grep -q '^unlocked' "$dir/lock2.state"
+wait_for "flaky's instance settled" 10 eval '[ "$(sql "SELECT status || '"'/'"' ||
+    reason FROM runs WHERE run_id = '"'$fid'"'")" = abandoned/removed ]'
 daemon_stop_ok
 
 expect_match "trouble logged" "$(grep -F 'runs are delayed' "$log" | head -n 1)" \
@@ -78,7 +108,8 @@ expect_eq "tick: delayed by the lock" "$(sql "SELECT a.started_at >= $t_unlock,
 # runs, the older ones coalesce into it.
 expect_eq "tick: one decision" "$(sql "SELECT decision, reason, count = last_at -
     first_at + 1, first_at * 1000 > $t_lock - 1000, last_at + 1 = $first FROM
-    decisions WHERE job = 'tick'")" "skipped|coalesced|1|1|1"
+    decisions WHERE job = 'tick' AND first_at * 1000 < $t_unlock")" \
+    "skipped|coalesced|1|1|1"
 expect_eq "tick: nothing skipped one by one" "$(sql "SELECT count(*) FROM runs
     WHERE job = 'tick' AND status = 'skipped'")" 0
 # Nothing lost, nothing twice.
