@@ -12,7 +12,12 @@ jobs=${TEST_JOBS:-2}
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed= running=0 i=0
 
-# run_one I TEST: run TEST, leave "rc ms" in $logs/.I.done.
+# Results wait in a directory of this run's own (two runners may share
+# $B, e.g. make check beside a single test run by hand).
+done_dir=$(mktemp -d "${TMPDIR:-/tmp}/tickd-run.XXXXXX") || exit 1
+trap 'rm -rf "$done_dir"' EXIT
+
+# run_one I TEST: run TEST, leave "rc ms" in $done_dir/I.
 run_one() {
 	log=$logs/$(basename "$2" .sh).log
 	start=$(date +%s%N)
@@ -21,15 +26,15 @@ run_one() {
 	*)	timeout -k 5 "${TEST_TIMEOUT:-300}" "$2" >"$log" 2>&1 ;;
 	esac
 	rc=$?
-	echo "$rc $(( ($(date +%s%N) - start) / 1000000 ))" > "$logs/.$1.done"
+	echo "$rc $(( ($(date +%s%N) - start) / 1000000 ))" > "$done_dir/$1"
 }
 
 # report I TEST: print the result of test I and count it.
 report() {
 	name=$(basename "$2" .sh)
 	log=$logs/$name.log
-	read -r rc ms < "$logs/.$1.done"
-	rm -f "$logs/.$1.done"
+	read -r rc ms < "$done_dir/$1"
+	rm -f "$done_dir/$1"
 	case $rc in
 	0)	pass=$((pass + 1))
 		printf 'PASS %-28s %6d ms  %s\n' "$name" "$ms" \
@@ -44,7 +49,6 @@ report() {
 	esac
 }
 
-rm -f "$logs"/.*.done
 next=1		# the next test to report, in order
 for t in "$@"; do
 	i=$((i + 1))
@@ -55,7 +59,7 @@ for t in "$@"; do
 		wait -n 2>/dev/null || sleep 0.1
 		running=$(jobs -r | wc -l)
 	done
-	while [ -f "$logs/.$next.done" ]; do
+	while [ -f "$done_dir/$next" ]; do
 		eval "report $next \"\${$next}\""
 		next=$((next + 1))
 	done
