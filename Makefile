@@ -217,7 +217,8 @@ FUZZ_CC		?= clang
 FUZZ_TZIF_DIR	= $(CURDIR)/tests/data/tzif
 FUZZ_FLAGS	= -g -O1 -fsanitize=fuzzer,address,undefined \
 		  -fno-sanitize-recover=all -fno-omit-frame-pointer -Isrc \
-		  -D_GNU_SOURCE -DFUZZ_TZIF_DIR='"$(FUZZ_TZIF_DIR)"'
+		  -D_GNU_SOURCE -DFUZZ_TZIF_DIR='"$(FUZZ_TZIF_DIR)"' \
+		  -DTICKD_VERSION='"$(VERSION)"' $(LIBEV_CFLAGS) $(PKG_CFLAGS)
 FUZZ_NAMES	= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS	= $(FUZZ_NAMES:%=build/fuzz/%)
 FUZZ_TIME	?= 600
@@ -226,6 +227,19 @@ FUZZ_ARGS	?=
 FUZZ_CFLAGS	?=
 FUZZ_REPLAY_BINS = $(FUZZ_NAMES:%=$(B)/fuzz-replay/%)
 FUZZ_REPLAY_TESTS = tests/fuzz/t_fuzz_replay.sh
+# Targets beyond the pure modules: the sources clang builds with each
+# (FUZZ_SRCS_<target>), the archives its replay links (FUZZ_ARCH_), the
+# libraries (FUZZ_LIBS_) and linker options (FUZZ_WRAP_: fuzz_ctl_args
+# cuts tickctl's commands off from the store, the control socket and the
+# files they would read; see the file).
+FUZZ_SRCS_fuzz_conf = src/conf.c src/conf_table.c src/log.c src/priv.c
+FUZZ_ARCH_fuzz_conf = $(DLIB)
+FUZZ_LIBS_fuzz_conf = $(PKG_LIBS)
+FUZZ_SRCS_fuzz_ctl_args = $(DAEMON_SRCS) $(CTL_SRCS)
+FUZZ_ARCH_fuzz_ctl_args = $(CLIB) $(DLIB)
+FUZZ_LIBS_fuzz_ctl_args = $(LIBEV_LIBS) $(PKG_LIBS)
+FUZZ_WRAP_fuzz_ctl_args = -Wl,--wrap=ctl_ctx_init,--wrap=ctl_ctx_free \
+		  -Wl,--wrap=ctl_request,--wrap=ctl_wait_run,--wrap=fopen
 
 .PHONY: deps-fuzz fuzz-merge fuzz-replay fuzz-replay-bins
 .SECONDARY: $(FUZZ_NAMES:%=$(B)/tests/fuzz/%.o) $(B)/tests/fuzz/replay.o
@@ -237,7 +251,12 @@ fuzz: $(FUZZ_TARGETS)
 
 build/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(PURE_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) -lm
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) $(FUZZ_CFLAGS) $(FUZZ_WRAP_$*) -o $@ \
+	    $< $(LIB_SRCS) $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*) -lm
+
+build/fuzz/fuzz_conf: $(FUZZ_SRCS_fuzz_conf) $(wildcard src/*.h)
+build/fuzz/fuzz_ctl_args: $(FUZZ_SRCS_fuzz_ctl_args) src/tickctl.c \
+    $(wildcard src/*.h)
 
 fuzz-run: $(FUZZ_NAMES:%=fuzz-run-%)
 
@@ -272,7 +291,11 @@ $(B)/tests/fuzz/%.o: CPPFLAGS += -DFUZZ_TZIF_DIR='"$(FUZZ_TZIF_DIR)"'
 
 $(B)/fuzz-replay/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(B)/tests/fuzz/replay.o $(LIB) -lm
+	$(CC) $(ALL_LDFLAGS) $(FUZZ_WRAP_$*) -o $@ $< \
+	    $(B)/tests/fuzz/replay.o $(FUZZ_ARCH_$*) $(LIB) $(FUZZ_LIBS_$*) -lm
+
+$(B)/fuzz-replay/fuzz_conf: $(FUZZ_ARCH_fuzz_conf)
+$(B)/fuzz-replay/fuzz_ctl_args: $(FUZZ_ARCH_fuzz_ctl_args)
 
 # A target name rather than $(FUZZ_REPLAY_BINS), so that rules above this
 # section (check) can depend on it: prerequisites expand when read.

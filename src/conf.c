@@ -450,7 +450,7 @@ conf_reader(char *str, int num, void *arg)
 {
 	struct conf_parse	*p = arg;
 	const char		*line, *nl, *s, *end;
-	size_t			 linelen, n;
+	size_t			 linelen, n, i;
 
 	if (p->pos >= p->len || num <= 2)
 		return NULL;
@@ -505,6 +505,15 @@ conf_reader(char *str, int num, void *arg)
 	n = linelen < (size_t)num - 1 ? linelen : (size_t)num - 1;
 	memcpy(str, line, n);
 	str[n] = '\0';
+	/*
+	 * inih measures what it is handed with strlen: a NUL (refused above)
+	 * would end the line early, and inih would take the rest for lines
+	 * of their own, with wrong numbers.
+	 */
+	for (i = 0; i < n; i++) {
+		if (str[i] == '\0')
+			str[i] = ' ';
+	}
 	p->pos += n;
 	p->mid_line = n < linelen;
 	return str;
@@ -1256,6 +1265,15 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 		/* The whole file is out; its ids keep older definitions. */
 		conf_list_add(&c->bad_files, &c->nbad_files, path);
 		for (i = 0; i < p.nsecs; i++) {
+			/*
+			 * Not an id, or an id defined before: that definition
+			 * stands, as for a duplicate in a valid file.
+			 */
+			if (!conf_id_valid(p.secs[i].name) ||
+			    conf_job(c, p.secs[i].name) != NULL ||
+			    conf_list_has(c->bad_ids, c->nbad_ids,
+			    p.secs[i].name))
+				continue;
 			conf_list_add(&c->bad_ids, &c->nbad_ids,
 			    p.secs[i].name);
 			c->bad_where = xreallocarray(c->bad_where, c->nbad_ids,

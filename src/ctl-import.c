@@ -306,8 +306,10 @@ ctl_import_file(struct ctl_import *im)
 	}
 	free(line);
 	(void)fclose(f);
-	for (i = 0; i < im->nvars; i++)
+	for (i = 0; i < im->nvars; i++) {
 		free(im->vars[i]);
+		im->vars[i] = NULL;
+	}
 	im->nvars = 0;
 	free(im->tz);
 	im->tz = NULL;

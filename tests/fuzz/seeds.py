@@ -7,12 +7,17 @@ Run from the top of the checkout.  Writes tests/fuzz/corpus/<target>/seed-*
 (the rest of each corpus is what libFuzzer found, merged with
 `make fuzz-merge`).  CASES.jsonl defaults to the conformance kit beside the
 checkout, ../shared/conformance/cases.jsonl; without it the conformance
-seeds are left as they are.  Deterministic: the same inputs every time.
+seeds are left as they are.  Also writes tests/fuzz/fuzz_conf.dict from the
+keys of src/conf_table.c.  Deterministic for a given checkout: the job-file
+seeds include the job files of conf/jobs.d and of the here-documents in
+tests/integration/*.sh.
 """
 import calendar
 import datetime
+import glob
 import json
 import os
+import re
 import struct
 import sys
 
@@ -232,6 +237,290 @@ TIMESTAMPS = [
 ]
 
 
+# --- job files ------------------------------------------------------------
+
+# Hand-made job files: every key, bad values, and the reader's corners
+# (continuations, NUL bytes, long lines, BOM, CRLF, duplicates).
+JOBS = {
+    "minimal": "[a]\nschedule = every 1m\ncommand = true\n",
+    "every-key": """[full]
+description = every key set
+schedule = 30 2 * * 1-5
+timezone = Europe/Berlin
+dst_gap = skip
+dst_fold = both
+command = tar -czf "$DEST/x.tgz" . ; echo ok
+user = root
+group = root
+workdir = /
+environment = A=1
+random_delay = 10m
+enabled = yes
+overlap = queue
+queue_limit = 7
+max_parallel = 2
+misfire = catch_up
+misfire_grace = 5m
+catch_up_limit = 10
+retries = 3
+retry_delay = 10s
+retry_delay_max = 1h
+retry_on_exit = 1,2,75-78
+timeout = 2h
+kill_signal = SIGINT
+kill_grace = 1m
+recover = abandon
+on_failure = logger failed
+on_failure_timeout = 30s
+expect_success_within = 26h
+output_keep = 1MiB
+""",
+    "bad-values": """[bad]
+schedule = 61 * * * *
+command =
+timezone = ../../etc/passwd
+dst_gap = sideways
+dst_fold = third
+user = no_such_user_here
+group = no_such_group_here
+workdir = relative/dir
+environment = 1BAD=x
+random_delay = 8d
+enabled = maybe
+overlap = sometimes
+queue_limit = 0
+max_parallel = 1001
+misfire = never
+misfire_grace = 0s
+catch_up_limit = -1
+retries = 101
+retry_delay = 0
+retry_delay_max = 8d
+retry_on_exit = 256
+timeout = 31d
+kill_signal = SIGFOO
+kill_grace = 0
+recover = maybe
+on_failure =
+on_failure_timeout = 2d
+expect_success_within = 367d
+output_keep = 2M
+colour = blue
+lease = 60s
+""",
+    "continuations": """[cont]
+schedule = every 5m
+command = first line
+    [not a section]
+\t; not a comment
+  # not a comment either
+environment = A=1
+    B=2
+  C = 3
+description = one
+  two
+
+[after-blank]
+    indented key = after a blank line
+schedule = @hourly
+command = true
+""",
+    "duplicates": """[dup]
+schedule = every 1m
+command = true
+command = false
+[dup]
+schedule = every 2m
+command = true
+[base]
+schedule = every 1h
+command = true
+""",
+    "crlf-bom": "\ufeff[crlf]\r\nschedule = every 1m\r\ncommand = true\r\n",
+    "nul": "[nul]\nschedule = every 1m\ncommand = tr\0ue\n",
+    "nul-comment": "# \0\n[n]\nschedule = @daily\ncommand = true\n",
+    "long-line": "[long]\nschedule = every 1m\ncommand = " + "z" * 3000 +
+    "\n",
+    "long-section": "[" + "x" * 60 + "]\nschedule = every 1m\ncommand = t\n",
+    "id-48": "[" + "a" * 48 + "]\nschedule = every 1m\ncommand = t\n",
+    "id-49": "[" + "a" * 49 + "]\nschedule = every 1m\ncommand = t\n",
+    "bad-ids": "[a b]\nschedule = every 1m\ncommand = t\n[]\nschedule = "
+    "every 1m\ncommand = t\n[\u00e9t\u00e9]\nschedule = @daily\ncommand = t\n"
+    "[ok.-_9]\nschedule = @daily\ncommand = t\n",
+    "syntax": "[s]\nschedule = every 1m\ncommand = t\nno equals sign here\n",
+    "outside": "schedule = every 1m\n[o]\nschedule = every 1m\ncommand = t\n",
+    "no-key": "[k]\n= value\nschedule = every 1m\ncommand = t\n",
+    "unclosed": "[open\nschedule = every 1m\ncommand = t\n",
+    "header-trailer": "[h] trailing\nschedule = every 1m\ncommand = t\n"
+    "  [i]\nschedule = every 1m\ncommand = t\n",
+    "comments": "; c\n# c\n[c]\n; schedule = bad\nschedule = every 1m ; x\n"
+    "command = echo a ; echo b # c\n",
+    "missing": "[m1]\ncommand = t\n[m2]\nschedule = every 1m\n[m3]\n",
+    "empty": "",
+    "only-newlines": "\n\n\n",
+    "no-newline": "[nn]\nschedule = every 1m\ncommand = true",
+    "sizes": "[s1]\nschedule = @daily\ncommand = t\noutput_keep = 64k\n"
+    "[s2]\nschedule = @daily\ncommand = t\noutput_keep = 1024KiB\n"
+    "[s3]\nschedule = @daily\ncommand = t\noutput_keep = 9999999999999G\n"
+    "[s4]\nschedule = @daily\ncommand = t\noutput_keep = 1T\n"
+    "[s5]\nschedule = @daily\ncommand = t\noutput_keep = -1\n",
+    "counts": "[c1]\nschedule = @daily\ncommand = t\nretries = "
+    "99999999999999999999\n[c2]\nschedule = @daily\ncommand = t\n"
+    "queue_limit = 0x10\n[c3]\nschedule = @daily\ncommand = t\n"
+    "catch_up_limit = 1e3\n",
+    "schedules": "".join(
+        "[sch%d]\nschedule = %s\ncommand = t\n" % (i, e) for i, e in
+        enumerate(["@reboot", "after 1h30m", "every 36600d", "every 0s",
+                   "0 0 30 2 *", "*/10 * * * * *", "0 0 L * *",
+                   "0 12 * * 5L", "0 0 * * 1#2", "@yearly"])),
+    "zones": "".join(
+        "[z%d]\nschedule = 30 2 * * *\ntimezone = %s\ncommand = t\n" %
+        (i, z) for i, z in enumerate(
+            ["America/New_York", "Australia/Lord_Howe", "Pacific/Apia",
+             "Etc/UTC", "UTC", "Europe", "/etc/localtime", "Nowhere/City",
+             "", "Asia/Kathmandu"])),
+    "env": "[e]\nschedule = @daily\ncommand = t\nenvironment = A=1\n"
+    "environment = B=2\n    C=3\n    =x\n    D\n    E==\n",
+    "signals": "".join(
+        "[k%d]\nschedule = @daily\ncommand = t\nkill_signal = %s\n" % (i, v)
+        for i, v in enumerate(["TERM", "SIGKILL", "9", "0", "65", "term",
+                               "HUP", "SIGRTMIN"])),
+    "exit-codes": "".join(
+        "[r%d]\nschedule = @daily\ncommand = t\nretry_on_exit = %s\n" %
+        (i, v) for i, v in enumerate(["any", "0", "1,2,3", "255", "1-5",
+                                      "1,,2", "", "ANY", "-1"])),
+    "many-sections": "".join(
+        "[j%d]\nschedule = every %dm\ncommand = t\n" % (i, i + 1)
+        for i in range(60)),
+    "key-twice-env": "[t]\nschedule = @daily\nschedule = @daily\n"
+    "command = t\nenvironment = A=1\nenvironment = A=2\n",
+}
+
+
+def job_seeds():
+    out = {}
+    for name, text in JOBS.items():
+        out["seed-hand-" + name] = text.encode()
+    for f in sorted(glob.glob("conf/jobs.d/*.job")):
+        out["seed-conf-" + os.path.basename(f)[:-4]] = open(f, "rb").read()
+    # Job files written by the integration tests (write_job NAME <<'EOF'
+    # or cat >"...job" <<EOF, up to the terminator line): the first two
+    # distinct ones of each test.
+    start = re.compile(r"""(?:write_job\s+\S+|cat\s+>\s*"?[^"\s]*\.job"?)"""
+                       r"""\s+<<\s*'?(\w+)'?\s*$""")
+    seen = set()
+    for f in sorted(glob.glob("tests/integration/*.sh")):
+        lines = open(f).read().split("\n")
+        i = taken = 0
+        while i < len(lines) and taken < 2:
+            m = start.search(lines[i])
+            i += 1
+            if not m:
+                continue
+            body = []
+            while i < len(lines) and lines[i] != m.group(1):
+                body.append(lines[i])
+                i += 1
+            text = ("\n".join(body) + "\n").replace(
+                "@DIR@", "/tmp/tickd-test.Ab12Cd")
+            if text in seen:
+                continue
+            seen.add(text)
+            taken += 1
+            out["seed-it-%s-%02d" % (os.path.basename(f)[2:-3],
+                                     len(seen))] = text.encode()
+    return out
+
+
+def conf_dict():
+    """Keys and values of job files, from src/conf_table.c."""
+    table = open("src/conf_table.c").read()
+    keys = re.findall(r'\{ CONF_SEC_(?:JOB|DAEMON), "([a-z_]+)"', table)
+    vals = ["every ", "after ", "@reboot", "@daily", "@hourly", "@yearly",
+            "* * * * *", "0 0 L * *", "1#2", "5L", "*/", "yes", "no",
+            "shift", "skip", "first", "second", "both", "queue", "allow",
+            "replace", "run_once", "catch_up", "rerun", "abandon", "TERM",
+            "SIGKILL", "any", "64k", "1MiB", "G", "1h30m", "2d 12h", "0s",
+            "UTC", "Europe/Berlin", "America/New_York",
+            "Australia/Lord_Howe", "Pacific/Apia", "root", "nobody", "A=1",
+            "/bin", "999999999999999999999"]
+    toks = ["[", "]", " = ", "=", "\\x0a", "\\x0a    ", "\\x0a\\x09",
+            "\\x0d\\x0a", "\\x00", "\\xef\\xbb\\xbf", ";", "#", "[base]"]
+    lines = ["# libFuzzer dictionary for fuzz_conf: job-file syntax and the",
+             "# keys of src/conf_table.c (written by tests/fuzz/seeds.py)."]
+    lines += ['"%s"' % t for t in toks]
+    lines += ['"%s"' % k for k in keys]
+    lines += ['"%s = "' % k for k in keys]
+    lines += ['"%s"' % v for v in vals]
+    with open("tests/fuzz/fuzz_conf.dict", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("fuzz_conf.dict: %d keys" % len(keys))
+
+# --- tickctl command lines ------------------------------------------------
+
+# Words separated by NUL bytes (fuzz_ctl_args.c); the fixture's jobs are
+# nightly, fold, every5, after, boot, off and lordhowe (broken and lost
+# are invalid).
+CTL = [
+    "", "--help", "--version", "-h", "-V", "--json", "-c", "-x", "frobnicate",
+    "-c\0/etc/x.conf\0list", "--config=/x\0--json\0list", "--json\0--",
+    "list", "list\0extra", "list\0--help", "list\0-z", "--json\0list",
+    "status", "status\0nightly", "--json\0status\0nightly", "status\0boot",
+    "status\0broken", "status\0nosuch", "status\0a\0b", "status\0--help",
+    "next\0--cron\0@hourly", "next\0--cron\0*/15 * * * *\0-n\0003",
+    "next\0--cron\0" "30 2 * * *\0--tz\0Europe/Berlin\0--dst-gap\0skip\0"
+    "--dst-fold\0both\0--from\0" "2027-03-28T00:00:00Z\0-n\0" "5",
+    "--json\0next\0--cron\0" "0 0 L * *\0--tz\0Australia/Lord_Howe",
+    "next\0--cron\0@reboot", "next\0--cron\0" "0 0 30 2 *",
+    "next\0--cron\0" "61 * * * *", "next\0--cron\0x\0--tz\0Nowhere",
+    "next\0--cron\0@daily\0--tz\0../../etc/passwd",
+    "next\0--cron\0@daily\0-n\0" "0", "next\0--cron\0@daily\0-n\0" "1000001",
+    "next\0--cron\0@daily\0-n\0" "12x", "next\0--cron\0@daily\0--from\0now",
+    "next\0--cron\0@daily\0--dst-gap\0sideways",
+    "next\0--cron\0@daily\0--dst-fold\0third", "next\0--cron",
+    "next\0--tz\0UTC", "next", "next\0nightly\0-n\0" "3",
+    "--json\0next\0fold\0-n\0" "4\0--from\0" "2027-11-07T04:00:00Z",
+    "next\0every5", "next\0after", "next\0boot", "next\0off",
+    "next\0nightly\0--tz\0UTC", "next\0nightly\0--cron\0@daily",
+    "next\0nightly\0extra", "next\0broken", "next\0--count=2\0lordhowe",
+    "next\0--cr\0@daily", "next\0-n3\0every5", "next\0--help",
+    "history", "history\0nightly\0--since\0" "2h\0--status\0failed,dead",
+    "--json\0history\0--limit\0" "0", "history\0--status\0", "history\0"
+    "--status\0bogus", "history\0--status\0failed,,dead, skipped",
+    "history\0--status\0" + ",".join(["failed"] * 20),
+    "history\0--since\0" "2027-03-14T07:00:00+01:00\0-n\0" "5",
+    "history\0--since\0yesterday", "history\0--limit\0-1",
+    "history\0--limit\0" "100000001", "history\0a\0b", "history\0gone",
+    "history\0--status\0failed\0--status\0dead",
+    "show", "show\0nightly@2027-03-14T01:30:00Z", "show\0a\0b",
+    "--json\0show\0x", "stats", "stats\0nightly\0--since\0" "7d",
+    "stats\0--since\0x", "stats\0a\0b", "metrics", "metrics\0--since\0" "1h",
+    "metrics\0extra", "--json\0metrics", "env\0nightly", "env\0boot",
+    "--json\0env\0after", "env\0every5", "env", "env\0a\0b", "env\0broken",
+    "check", "check\0--strict", "--json\0check", "check\0x",
+    "run\0nightly", "run\0nightly\0--force\0--wait", "--json\0run\0--wait\0"
+    "every5", "run", "run\0a\0b", "run\0broken", "run\0nosuch",
+    "replay\0nightly@2027-03-14T01:30:00Z", "replay\0--wait\0x@y",
+    "replay\0a b", "replay\0--force\0x", "replay",
+    "pause\0nightly", "pause\0--catch-up\0nightly", "pause",
+    "resume\0nightly\0--catch-up", "resume\0off", "resume\0a\0b",
+    "reload", "reload\0x", "--json\0reload",
+    "import-crontab", "import-crontab\0/etc/crontab",
+    "import-crontab\0--system\0--prefix\0web\0--user\0www-data\0a\0b\0c",
+    "import-crontab\0--prefix\0bad id\0x", "import-crontab\0--prefix\0\0x",
+    "import-crontab\0/etc/cron.d/php\0" "crontab.txt\0user\0more\0files",
+    "import-crontab\0--user\0root\0" + "x" * 40, "import-crontab\0--help",
+    "--json\0import-crontab\0a",
+]
+
+
+def ctl_seeds():
+    out = {}
+    for i, words in enumerate(CTL):
+        out["seed-ctl-%03d" % i] = words.encode()
+    return out
+
+
 def write(target, seeds):
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
@@ -255,6 +544,9 @@ def main():
     for i, s in enumerate(TIMESTAMPS):
         dr["seed-rfc3339-%02d" % i] = s.encode()
     write("fuzz_duration_rfc3339", dr)
+    write("fuzz_conf", job_seeds())
+    conf_dict()
+    write("fuzz_ctl_args", ctl_seeds())
 
 
 if __name__ == "__main__":

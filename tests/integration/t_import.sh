@@ -66,4 +66,11 @@ run_cmd "$TICKCTL" import-crontab --prefix 'a b' "$data/user-crontab"
 expect_eq "bad prefix: exit" "$rc" 2
 run_cmd "$TICKCTL" import-crontab /nonexistent/crontab
 expect_eq "missing file: exit" "$rc" 1
+# Two files with variables in one call (a double free, found by fuzzing):
+# each file's jobs get their own file's variables only.
+run_cmd "$TICKCTL" import-crontab "$data/user-crontab" "$data/user-crontab"
+expect_eq "two files: exit (one bad entry each)" "$rc" 1
+expect_eq "two files: each file's variables, once per job" \
+    "$(printf '%s\n' "$out" | grep -c '^environment = BACKUP_DIR=/srv/backup$')" \
+    "$(($(printf '%s\n' "$out" | grep -c '^\[') ))"
 done_ok
