@@ -89,7 +89,7 @@ BENCH_BINS	= $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 CONFORMANCE	?= ../shared/conformance/run.sh
 
-.PHONY: all deps check check-long check-unit check-integration check-headers \
+.PHONY: all deps deps-long check check-long check-unit check-integration check-headers \
 	check-purity check-docs lint-man conformance fuzz fuzz-run bench install \
 	uninstall clean run demo tzif-fixtures
 
@@ -146,6 +146,10 @@ DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
 
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
+
+# What make check-long needs beyond make deps (the valgrind soak).
+deps-long:
+	@sh tests/deps.sh valgrind
 
 # --- tests ------------------------------------------------------------------
 
