@@ -4,12 +4,13 @@
 # floor: a loop that only fork+execs (and posix_spawns) the same program
 # N times.  Lateness = start stamp - scheduled instant (tickd) or - loop
 # start (floor).  Figures are medians over REPEAT runs; compare ratios, the
-# machine is shared.  Usage: sh bench/burst.sh [N...]; env B, REPEAT.
+# machine is shared.  Usage: sh bench/burst.sh [N...]; env B, REPEAT,
+# TICKD (another tickd binary, to compare builds in one run).
 set -eu
 B=${B:-build}
 REPEAT=${REPEAT:-3}
 sizes=${*:-10 100 1000}
-tickd=$PWD/$B/tickd
+tickd=${TICKD:-$PWD/$B/tickd}
 stamp=$PWD/$B/bench/stamp
 forkloop=$PWD/$B/bench/forkloop
 work=$(mktemp -d)

@@ -35,6 +35,7 @@ struct envp;
 #define SERVER_THROTTLE_MAX	600
 #define SERVER_PRUNE_EVERY	20	/* ends of a job between prunes */
 #define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
+#define SERVER_DISPATCH_BATCH	32	/* due jobs per dispatch transaction */
 #define SERVER_NONE		SIZE_MAX
 
 /* A job as the loop knows it. */

@@ -714,7 +714,14 @@ server_dispatch(struct server *s)
 	dp.now_mono = clock_mono_ms();
 	server_check_clock(s, dp.now_ms);
 	server_flush(s);	/* earlier ends free slots and come first */
-	while (s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms) {
+	/*
+	 * At most SERVER_DISPATCH_BATCH jobs per transaction: the first of
+	 * a burst of 1000 then forks after one small commit, not after the
+	 * claims of all 1000.  The rest stay at the top of the heap, already
+	 * due, so the periodic fires again in the next loop iteration.
+	 */
+	while (s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms &&
+	    ndue < SERVER_DISPATCH_BATCH) {
 		due = xreallocarray(due, ndue + 1, sizeof *due);
 		due[ndue++] = s->heap[0];
 		server_heap_remove(s, s->heap[0]);
