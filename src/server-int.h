@@ -142,6 +142,7 @@ struct server {
 	size_t			  ngone;
 	struct run		 *hooks;	/* on_failure commands running */
 	ev_periodic		  wake_w;
+	ev_timer		  wake_mono_w;	/* the same moment, monotonic */
 	ev_timer		  retry_w;	/* store trouble */
 	ev_timer		  pend_w;	/* earliest not_before, throttle */
 	ev_timer		  lease_w;
@@ -284,6 +285,7 @@ void	server_throttle_check(struct server *, struct sjob *, int, int64_t);
 void	server_timeout_arm(struct server *, struct run *, double, double);
 void	server_timeout_cb(struct ev_loop *, ev_timer *, int);
 void	server_wake_cb(struct ev_loop *, ev_periodic *, int);
+void	server_wake_mono_cb(struct ev_loop *, ev_timer *, int);
 void	server_watchdog_cb(struct ev_loop *, ev_timer *, int);
 void	server_watchers(struct server *);
 const char *	server_when(int64_t, char *, size_t);

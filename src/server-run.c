@@ -486,8 +486,8 @@ server_run_end(struct server *s, struct run *r, int linked)
 	w->end.attempt = r->attempt;
 	w->end.started_ms = r->adopted ? -1 : r->started_ms;
 	w->end.finished_ms = now_ms;
-	w->end.lateness_ms = r->adopted ? -1 :
-	    r->started_ms - r->scheduled_at * 1000;
+	w->end.duration_ms = lj.duration_ms;
+	w->end.lateness_ms = r->adopted ? -1 : r->started_ms - r->due_ms;
 	w->end.exit_status = o.exit_status;
 	w->end.signal = o.signal;
 	w->end.status = o.status;

@@ -135,16 +135,30 @@ server_heap_update(struct server *s, struct sjob *j)
 	server_heap_fix(s, j->hidx);
 }
 
-/* Arm the wake-up at the earliest due time, or stop it. */
+/*
+ * Arm the wake-up at the earliest due time, or stop it.  Beside the
+ * absolute periodic, a monotonic timer for the same moment: for 0.5 s
+ * after reading the real-time clock libev interpolates it from the
+ * monotonic one, so right after a step forward it can place the periodic
+ * hours away, and nothing would run until something else woke the loop.
+ * Whichever fires first dispatches; the other is re-armed.
+ */
 void
 server_rearm(struct server *s)
 {
+	double after;
+
 	ev_periodic_stop(s->loop, &s->wake_w);
+	ev_timer_stop(s->loop, &s->wake_mono_w);
 	if (s->nheap == 0 || s->stopping || ev_is_active(&s->retry_w))
 		return;
 	ev_periodic_set(&s->wake_w, (double)s->heap[0]->due_ms / 1000.0, 0,
 	    NULL);
 	ev_periodic_start(s->loop, &s->wake_w);
+	after = (double)(s->heap[0]->due_ms - clock_wall_ms()) / 1000.0;
+	ev_now_update(s->loop);
+	ev_timer_set(&s->wake_mono_w, after > 0 ? after : 0, 0);
+	ev_timer_start(s->loop, &s->wake_mono_w);
 }
 
 /* --- small helpers --------------------------------------------------------- */
@@ -627,6 +641,14 @@ server_wake_cb(struct ev_loop *loop, ev_periodic *w, int revents)
 	server_dispatch(w->data);
 }
 
+void
+server_wake_mono_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	server_dispatch(w->data);
+}
+
 /* The store refused something: try what waits again. */
 void
 server_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -751,6 +773,7 @@ server_stop(struct server *s, int sig)
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STOPPING, &lj, "stopping on %s: "
 	    "%zu job processes to end", strsignal(sig), s->nrunning);
 	ev_periodic_stop(s->loop, &s->wake_w);
+	ev_timer_stop(s->loop, &s->wake_mono_w);
 	ev_timer_stop(s->loop, &s->pend_w);
 	server_stop_runs(s->jobs, s->njobs);
 	server_stop_runs(s->gone, s->ngone);
@@ -880,6 +903,8 @@ server_watchers(struct server *s)
 	uint64_t		usec;
 
 	ev_periodic_init(&s->wake_w, server_wake_cb, 0, 0, NULL);
+	ev_timer_init(&s->wake_mono_w, server_wake_mono_cb, 0, 0);
+	s->wake_mono_w.data = s;
 	ev_timer_init(&s->retry_w, server_retry_cb, SERVER_RETRY, 0);
 	ev_timer_init(&s->pend_w, server_pend_cb, 1, 0);
 	ev_timer_init(&s->kill_w, server_kill_cb, SERVER_KILL_GRACE, 0);

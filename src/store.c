@@ -733,8 +733,7 @@ int
 store_attempt_end(struct store *s, const struct store_end *e)
 {
 	sqlite3_stmt	*st = s->st[ST_ATTEMPT_END];
-	int64_t		 dur = e->started_ms == -1 ? -1 :
-			    e->finished_ms - e->started_ms;
+	int64_t		 dur = e->started_ms == -1 ? -1 : e->duration_ms;
 
 	(void)sqlite3_bind_int64(st, 1, e->rowid);
 	(void)sqlite3_bind_int(st, 2, e->attempt);

@@ -57,6 +57,8 @@ struct store_end {
 	int64_t		 started_ms;	/* -1: never started */
 	int64_t		 finished_ms;
 	int64_t		 lateness_ms;
+	int64_t		 duration_ms;	/* monotonic: a clock step changes
+					   finished_ms - started_ms, not this */
 	int		 exit_status;	/* -1: none */
 	int		 signal;	/* -1: none */
 	const char	*error;		/* spawn failure text, or NULL */

@@ -825,6 +825,7 @@ test_attempts(void)
 		e.outcome = ec->outcome;
 		e.started_ms = ec->started_ms;
 		e.finished_ms = ec->finished_ms;
+		e.duration_ms = ec->finished_ms - ec->started_ms;
 		e.lateness_ms = ec->lateness_ms;
 		e.exit_status = ec->exit_status;
 		e.signal = ec->signal;

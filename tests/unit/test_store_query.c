@@ -109,6 +109,7 @@ end_attempt(struct store *s, int64_t rowid, int attempt, const char *status,
 	e.outcome = outcome;
 	e.started_ms = started;
 	e.finished_ms = started + dur;
+	e.duration_ms = dur;
 	e.lateness_ms = -1;
 	e.exit_status = exit_status;
 	e.signal = sig;
