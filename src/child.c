@@ -9,11 +9,13 @@
  * cleared, so no signal can run a daemon handler inside the child.
  *
  * Order: own session (setsid, so timeouts can kill the whole group),
- * signals, stdio (/dev/null, the output pipes), close every other
- * descriptor but the status pipe, switch credentials (priv_switch), enter
- * the working directory as the job's user, exec.  A failure writes
- * {stage, errno} to the close-on-exec status pipe and exits 127; a
- * successful exec closes the pipe, which the parent reads as EOF.
+ * signals, stdout and stderr to the output pipes, close every other
+ * descriptor but the status pipe, stdin from /dev/null (after the close:
+ * the daemon may be at its descriptor limit), switch credentials
+ * (priv_switch), enter the working directory as the job's user, exec.
+ * A failure writes {stage, errno} to the close-on-exec status pipe and
+ * exits 127; a successful exec closes the pipe, which the parent reads as
+ * EOF.
  *
  * DIAGNOSTICS: none here; the parent turns the report into a recorded
  * spawn failure.
@@ -110,7 +112,22 @@ child_exec(const struct child_spec *cs)
 	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
 		child_fail(status_fd, CHILD_SIGNALS);
 
-	/* stdin from /dev/null; stdout and stderr to the pipes. */
+	/*
+	 * stdout and stderr to the pipes, every other descriptor but the
+	 * status pipe closed, and only then stdin from /dev/null: the daemon
+	 * may be at its descriptor limit (RLIMIT_NOFILE), and this copy of
+	 * its table has a free slot only once the rest is closed.  The status
+	 * pipe must not be clobbered by the dup2s: it moves above 0-2 first.
+	 */
+	if (status_fd <= STDERR_FILENO) {
+		if ((fd = fcntl(status_fd, F_DUPFD_CLOEXEC, 3)) == -1)
+			child_fail(status_fd, CHILD_STDIO);
+		status_fd = fd;
+	}
+	if (dup2(cs->out_fd, STDOUT_FILENO) == -1 ||
+	    dup2(cs->err_fd, STDERR_FILENO) == -1)
+		child_fail(status_fd, CHILD_STDIO);
+	child_close_from(STDERR_FILENO + 1, status_fd);
 	if ((fd = open("/dev/null", O_RDONLY)) == -1)
 		child_fail(status_fd, CHILD_STDIO);
 	if (fd != STDIN_FILENO) {
@@ -118,16 +135,6 @@ child_exec(const struct child_spec *cs)
 			child_fail(status_fd, CHILD_STDIO);
 		(void)close(fd);
 	}
-	if (dup2(cs->out_fd, STDOUT_FILENO) == -1 ||
-	    dup2(cs->err_fd, STDERR_FILENO) == -1)
-		child_fail(status_fd, CHILD_STDIO);
-	/* The status pipe must not land on 0-2: move it above them. */
-	if (status_fd <= STDERR_FILENO) {
-		if ((fd = fcntl(status_fd, F_DUPFD_CLOEXEC, 3)) == -1)
-			child_fail(status_fd, CHILD_STDIO);
-		status_fd = fd;
-	}
-	child_close_from(STDERR_FILENO + 1, status_fd);
 
 	if (priv_switch(cs->cred) == -1)
 		child_fail(status_fd, CHILD_CREDENTIALS);
@@ -157,6 +164,8 @@ child_stage_name(int stage)
 		return "executing";
 	case CHILD_FORK:
 		return "creating the process";
+	case CHILD_PIPE:
+		return "creating the output pipes";
 	default:
 		return "starting";
 	}

@@ -14,7 +14,8 @@ enum child_stage {
 	CHILD_CREDENTIALS,
 	CHILD_WORKDIR,
 	CHILD_EXEC,
-	CHILD_FORK		/* in the parent: no child at all */
+	CHILD_FORK,		/* in the parent: no child at all */
+	CHILD_PIPE		/* in the parent: no pipes, no child */
 };
 
 /* What the child needs; prepared by the parent before fork. */

@@ -17,14 +17,17 @@
  * under PR_SET_CHILD_SUBREAPER) are logged at debug and forgotten.
  *
  * Stopping a run (timeout, replace, shutdown) signals its process group,
- * every process of its session, and any process still carrying its
- * TICKD_RUN_ID (a descendant that escaped with setsid), then SIGKILLs
- * them after a grace period.  A process left by a crashed daemon can be
- * adopted: followed through a pidfd, its exit status unknowable.
+ * every process of its session, and any descendant of tickd still
+ * carrying its TICKD_RUN_ID (one that escaped with setsid), then SIGKILLs
+ * them after a grace period.  They are found in a snapshot of /proc taken
+ * once per loop iteration, so that stopping many runs at once costs one
+ * pass over /proc, not one per run.  A process left by a crashed daemon
+ * can be adopted: followed through a pidfd, its exit status unknowable.
  *
  * DIAGNOSTICS: runner_spawn returns -1 with *cause set when no process
- * could be started (pipe or fork failure); exec failures arrive later as
- * run->spawn_failed.  Output read errors are logged at warning.
+ * could be started (pipe or fork failure; run->report then holds the
+ * stage, CHILD_PIPE or CHILD_FORK, and errno); exec failures arrive later
+ * as run->spawn_failed.  Output read errors are logged at warning.
  */
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -50,6 +53,7 @@
 #define RUNNER_HASH	4096		/* pid hash buckets */
 #define RUNNER_READ_MAX	(256 * 1024)	/* bytes read per wake-up */
 #define RUNNER_DRAIN_MAX (1024 * 1024)	/* bytes drained at exit */
+#define RUNNER_ENV_MAX	(4 * 1024 * 1024) /* environ read at most */
 
 static struct ev_loop	*runner_loop;
 static runner_cb	 runner_started;
@@ -57,6 +61,18 @@ static runner_cb	 runner_done;
 static void		*runner_arg;
 static struct run	*runner_hash[RUNNER_HASH];
 static size_t		 runner_n;
+
+/* A process as /proc showed it, for runner_kill_tree (runner_snap). */
+struct runner_proc {
+	long		 pid, ppid, pgrp, sid;
+	int		 mine;		/* descends from tickd: 1, not: 2 */
+	char		*run_id;	/* its TICKD_RUN_ID, if mine */
+};
+
+static struct runner_proc *runner_procs;	/* sorted by pid */
+static size_t		 runner_nprocs, runner_procs_cap;
+static unsigned int	 runner_snap_iter;	/* ev_iteration of it */
+static int		 runner_snap_ok;
 
 /*
  * Set up the runner: the loop for its watchers, the callback told when a
@@ -329,7 +345,7 @@ int
 runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 {
 	int			 out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	int			 st[2] = { -1, -1 }, saved;
+	int			 st[2] = { -1, -1 }, saved, stage;
 	char			*argv[4];
 	struct child_spec	 cs;
 	sigset_t		 all, old;
@@ -338,7 +354,9 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
 	    pipe2(st, O_CLOEXEC) == -1) {
+		/* EMFILE: each running job holds three descriptors here. */
 		saved = errno;
+		stage = CHILD_PIPE;
 		*cause = xasprintf("pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -366,15 +384,18 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	saved = errno;
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1) {
+		/* EAGAIN: RLIMIT_NPROC, a pids cgroup, threads-max. */
+		stage = CHILD_FORK;
 		*cause = xasprintf("fork: %s", strerror(saved));
 		goto fail;
 	}
 
 	r->pid = pid;
-	r->pid_start = runner_pid_start(pid);	/* a zombie still has it */
 	(void)close(out[1]);
 	(void)close(err[1]);
 	(void)close(st[1]);
+	/* After the closes: at its descriptor limit, tickd needs one. */
+	r->pid_start = runner_pid_start(pid);	/* a zombie still has it */
 	r->out.fd = out[0];
 	r->err.fd = err[0];
 	r->status_fd = st[0];
@@ -398,7 +419,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 fail:
 	/* No process: the report says why, as a child's would. */
 	r->spawn_failed = 1;
-	r->report.stage = CHILD_FORK;
+	r->report.stage = stage;
 	r->report.error = saved;
 	if (out[0] != -1) {
 		(void)close(out[0]);
@@ -532,34 +553,44 @@ runner_proc_state(pid_t pid)
 	return (unsigned char)p[2];
 }
 
-/* Whether process pid's environment holds exactly "TICKD_RUN_ID=id". */
-static int
-runner_has_marker(pid_t pid, const char *marker, size_t mlen)
+/*
+ * The value of TICKD_RUN_ID in process pid's environment, or NULL.  The
+ * variable is set last, so it is near the end: the whole environment is
+ * read (into a buffer kept between calls).
+ */
+static char *
+runner_env_run_id(long pid)
 {
-	char	 path[64], *buf;
-	size_t	 got = 0, cap = 65536;
-	ssize_t	 n;
-	int	 fd, found = 0;
-	char	*p, *end;
+	static char	*buf;
+	static size_t	 cap;
+	static const char name[] = "TICKD_RUN_ID=";
+	char		 path[64], *p, *end, *id = NULL;
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 fd;
 
-	(void)snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+	(void)snprintf(path, sizeof path, "/proc/%ld/environ", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	buf = xmalloc(cap);
-	while (got < cap && (n = read(fd, buf + got, cap - got)) > 0)
+		return NULL;
+	for (;;) {
+		if (got == cap) {
+			if (cap >= RUNNER_ENV_MAX)
+				break;
+			cap = cap == 0 ? 65536 : cap * 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		if ((n = read(fd, buf + got, cap - got)) <= 0)
+			break;
 		got += (size_t)n;
+	}
 	(void)close(fd);
 	for (p = buf, end = buf + got; p < end; p += strlen(p) + 1) {
-		if ((size_t)(end - p) > mlen && memcmp(p, marker, mlen) == 0 &&
-		    p[mlen] == '\0') {
-			found = 1;
-			break;
-		}
 		if (memchr(p, '\0', (size_t)(end - p)) == NULL)
 			break;
+		if (strncmp(p, name, sizeof name - 1) == 0)
+			id = p + sizeof name - 1;	/* the last one counts */
 	}
-	free(buf);
-	return found;
+	return id != NULL ? xstrdup(id) : NULL;
 }
 
 /* One line of /proc/PID/stat: state, parent, group and session. */
@@ -585,76 +616,140 @@ runner_proc_stat(long pid, int *state, long *ppid, long *pgrp, long *sid)
 	return 0;
 }
 
-/*
- * Whether pid descends from the run (its parent chain reaches the run's
- * main process) or was handed to tickd, the subreaper, when its parent
- * died: together with TICKD_RUN_ID, how an escaped descendant is told
- * from any other process carrying the same id (another daemon's).
- */
+/* Order of the snapshot: by pid. */
 static int
-runner_is_descendant(const struct run *r, long pid)
+runner_proc_cmp(const void *a, const void *b)
 {
-	long	ppid, pgrp, sid;
-	int	state, depth;
+	const struct runner_proc *x = a, *y = b;
 
-	for (depth = 0; depth < 64 && pid > 1; depth++) {
-		if (runner_proc_stat(pid, &state, &ppid, &pgrp, &sid) == -1)
-			return 0;
-		if (ppid == (long)r->pid || ppid == (long)getpid())
-			return 1;
-		pid = ppid;
-	}
-	return 0;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* A process of the snapshot by pid, or NULL. */
+static struct runner_proc *
+runner_proc_find(long pid)
+{
+	struct runner_proc key;
+
+	key.pid = pid;
+	return bsearch(&key, runner_procs, runner_nprocs, sizeof key,
+	    runner_proc_cmp);
 }
 
 /*
- * Send sig to every process of a run, once each: its process group
- * (with one kill), then, found in /proc, the other members of its
- * session (descendants that made their own group) and its descendants
- * that made their own session but still carry its TICKD_RUN_ID.  Returns
- * how many live processes of the run there were besides the group.
+ * Whether a process of the snapshot descends from tickd: through a run's
+ * main process, or handed to tickd, the subreaper, when its parent died.
+ * Memoized along the chain.
  */
-int
-runner_kill_tree(struct run *r, int sig)
+static int
+runner_proc_mine(struct runner_proc *e)
+{
+	struct runner_proc	*chain[64], *q;
+	size_t			 n = 0, i;
+	int			 mine = 2;
+
+	for (q = e; q != NULL && n < sizeof chain / sizeof chain[0];
+	    q = runner_proc_find(q->ppid)) {
+		if (q->mine != 0) {
+			mine = q->mine;
+			break;
+		}
+		chain[n++] = q;
+		if (q->ppid == (long)getpid()) {
+			mine = 1;
+			break;
+		}
+		if (q->ppid <= 1)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		chain[i]->mine = mine;
+	return mine == 1;
+}
+
+/*
+ * Read every live process from /proc: pid, parent, group, session, and
+ * for tickd's descendants their TICKD_RUN_ID.  Kept for the rest of the
+ * loop iteration: stopping many runs at once (shutdown, timeouts due
+ * together) reads /proc once, not once per run.
+ */
+static void
+runner_snap(void)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		*marker = NULL, *p;
+	char		*p;
 	long		 pid, ppid, pgrp, sid;
-	size_t		 mlen = 0;
-	int		 state, count = 0;
+	size_t		 i;
+	int		 state;
 
-	if (r->pid <= 0)
-		return 0;
-	/* The group outlives its leader while members remain. */
-	(void)kill(-r->pid, sig);
-	if (r->run_id[0] != '\0') {
-		marker = xasprintf("TICKD_RUN_ID=%s", r->run_id);
-		mlen = strlen(marker);
-	}
-	if ((d = opendir("/proc")) == NULL) {
-		free(marker);
-		return count;
-	}
+	if (runner_snap_ok && runner_snap_iter == ev_iteration(runner_loop))
+		return;
+	for (i = 0; i < runner_nprocs; i++)
+		free(runner_procs[i].run_id);
+	runner_nprocs = 0;
+	runner_snap_ok = 1;
+	runner_snap_iter = ev_iteration(runner_loop);
+	if ((d = opendir("/proc")) == NULL)
+		return;
 	while ((de = readdir(d)) != NULL) {
 		if ((pid = strtol(de->d_name, &p, 10)) <= 1 || *p != '\0' ||
 		    pid == (long)getpid() ||
 		    runner_proc_stat(pid, &state, &ppid, &pgrp, &sid) == -1 ||
 		    state == 'Z')
 			continue;
-		if (pgrp == (long)r->pid) {	/* signalled with the group */
+		if (runner_nprocs == runner_procs_cap) {
+			runner_procs_cap = runner_procs_cap == 0 ? 1024 :
+			    runner_procs_cap * 2;
+			runner_procs = xreallocarray(runner_procs,
+			    runner_procs_cap, sizeof *runner_procs);
+		}
+		runner_procs[runner_nprocs++] = (struct runner_proc){ pid,
+		    ppid, pgrp, sid, 0, NULL };
+	}
+	(void)closedir(d);
+	qsort(runner_procs, runner_nprocs, sizeof *runner_procs,
+	    runner_proc_cmp);
+	for (i = 0; i < runner_nprocs; i++) {
+		if (runner_proc_mine(&runner_procs[i]))
+			runner_procs[i].run_id =
+			    runner_env_run_id(runner_procs[i].pid);
+	}
+}
+
+/*
+ * Send sig to every process of a run, once each: its process group
+ * (with one kill), then, found in /proc, the other members of its
+ * session (descendants that made their own group) and its descendants
+ * that made their own session but still carry its TICKD_RUN_ID (the same
+ * id in another daemon's process does not count: it does not descend
+ * from this tickd).  Returns how many live processes of the run there
+ * were, group included.
+ */
+int
+runner_kill_tree(struct run *r, int sig)
+{
+	struct runner_proc	*e;
+	size_t			 i;
+	int			 count = 0;
+
+	if (r->pid <= 0)
+		return 0;
+	/* The group outlives its leader while members remain. */
+	(void)kill(-r->pid, sig);
+	runner_snap();
+	for (i = 0; i < runner_nprocs; i++) {
+		e = &runner_procs[i];
+		if (e->pgrp == (long)r->pid) {	/* signalled with the group */
 			count++;
 			continue;
 		}
-		if (sid == (long)r->pid || (marker != NULL &&
-		    runner_has_marker((pid_t)pid, marker, mlen) &&
-		    runner_is_descendant(r, pid))) {
-			if (kill((pid_t)pid, sig) == 0)
+		if (e->sid == (long)r->pid || (e->run_id != NULL &&
+		    r->run_id[0] != '\0' && strcmp(e->run_id, r->run_id) == 0)) {
+			if (kill((pid_t)e->pid, sig) == 0)
 				count++;
 		}
 	}
-	(void)closedir(d);
-	free(marker);
 	return count;
 }
 
@@ -809,7 +904,7 @@ runner_find_marker(const char *run_id, int64_t *start)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[64], buf[512], *p, *marker;
+	char		 path[64], buf[512], *p, *id;
 	long		 pid, sid;
 	ssize_t		 n;
 	pid_t		 found = -1;
@@ -817,7 +912,6 @@ runner_find_marker(const char *run_id, int64_t *start)
 
 	if ((d = opendir("/proc")) == NULL)
 		return -1;
-	marker = xasprintf("TICKD_RUN_ID=%s", run_id);
 	while (found == -1 && (de = readdir(d)) != NULL) {
 		if ((pid = strtol(de->d_name, &p, 10)) <= 1 || *p != '\0')
 			continue;
@@ -832,12 +926,13 @@ runner_find_marker(const char *run_id, int64_t *start)
 		if ((p = strrchr(buf, ')')) == NULL || p[2] == 'Z' ||
 		    sscanf(p + 2, "%*c %*d %*d %ld", &sid) != 1 || sid != pid)
 			continue;
-		if (runner_has_marker((pid_t)pid, marker, strlen(marker))) {
+		if ((id = runner_env_run_id(pid)) != NULL &&
+		    strcmp(id, run_id) == 0) {
 			found = (pid_t)pid;
 			*start = runner_pid_start(found);
 		}
+		free(id);
 	}
 	(void)closedir(d);
-	free(marker);
 	return found;
 }

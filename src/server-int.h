@@ -157,6 +157,8 @@ struct server {
 	struct control		 *control;	/* tickctl's socket, or NULL */
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
 	int			  prune_again;	/* that pass hit its chunk */
+	int			  pumping;	/* inside server_pump */
+	int			  pump_again;	/* a start failed meanwhile */
 };
 
 /* An instance skipped by a dispatch pass. */

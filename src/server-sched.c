@@ -795,13 +795,37 @@ out:
 	server_rearm(s);
 }
 
+static void	server_pump_pass(struct server *);
+
 /*
  * Start what waits in the pending FIFO while slots are free, in order:
  * an entry whose job cannot start yet (overlap, throttle, a retry not yet
  * due) holds back the later entries of that job, not of others.
+ *
+ * A start that fails at once (no pipes, no fork: EMFILE, EAGAIN) ends its
+ * attempt inside server_start, and server_run_end pumps.  That inner pump
+ * must not run: the outer one still holds claimed entries of the FIFO in
+ * its batch, which it would claim again (in vain), unlink and free under
+ * the outer loop.  It asks the outer one for another pass instead.
  */
 void
 server_pump(struct server *s)
+{
+	if (s->pumping) {
+		s->pump_again = 1;
+		return;
+	}
+	s->pumping = 1;
+	do {
+		s->pump_again = 0;
+		server_pump_pass(s);
+	} while (s->pump_again && !s->stopping);
+	s->pumping = 0;
+}
+
+/* One pass of server_pump: claim and start what can start now. */
+static void
+server_pump_pass(struct server *s)
 {
 	struct pending		**pp, *p, **batch = NULL;
 	struct sjob		**blocked = NULL;
