@@ -485,8 +485,12 @@ expect_eq "susp: cu's 2 catch-up runs after its range" "$(sql "SELECT group_conc
     FROM (SELECT r.scheduled_at - d.last_at x FROM runs r JOIN decisions d ON
     d.job = r.job WHERE r.job = 'cu' AND r.trigger = 'catch_up'
     ORDER BY r.scheduled_at)")" "60,120"
-expect_eq "susp: sk ran nothing late" "$(sql "SELECT count(*) FROM runs r JOIN attempts a
-    ON a.run = r.id WHERE r.job = 'sk' AND a.lateness_ms > 1000")" 0
+# (What it skipped did not run: no run inside its skipped range.  Its
+# lateness is not asserted: on a loaded machine an on-time instance may
+# start over a second after its instant.)
+expect_eq "susp: sk ran nothing it skipped" "$(sql "SELECT count(*) FROM runs r
+    JOIN decisions d ON d.job = r.job WHERE r.job = 'sk' AND
+    r.status != 'skipped' AND r.scheduled_at BETWEEN d.first_at AND d.last_at")" 0
 soft_checks=1
 for j in sec cu sk hr; do
 	ids "$dir/susp-$j.out"
