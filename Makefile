@@ -83,7 +83,13 @@ LIBS		= $(LIBEV_LIBS) $(PKG_LIBS) -lm
 
 UNIT_SRCS	= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	= $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
-INTEG_TESTS	= $(wildcard tests/integration/t_*.sh)
+# The longest first: two run at a time, so a long one left for the end
+# would run alone.
+INTEG_FIRST	= $(addprefix tests/integration/,t_fault_signals.sh \
+		  t_fault_time.sh t_fault_proc.sh t_hostile_jobs.sh t_crash.sh \
+		  t_fault_store.sh t_policy_concurrency.sh)
+INTEG_TESTS	= $(INTEG_FIRST) $(filter-out $(INTEG_FIRST), \
+		  $(wildcard tests/integration/t_*.sh))
 BENCH_SRCS	= $(wildcard bench/bench_*.c)
 BENCH_BINS	= $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
@@ -157,8 +163,8 @@ check: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
     check-headers check-purity lint-man
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    CONFORMANCE=$(CONFORMANCE) \
-	    bash tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) \
-	    tests/docs.sh tests/conformance.sh
+	    bash tests/run.sh tests/conformance.sh $(UNIT_BINS) \
+	    $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) tests/docs.sh
 
 # Long soaks and crash campaigns (minutes to hours): tests/long/*.sh.
 LONG_TESTS	= $(wildcard tests/long/t_*.sh)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run test programs and shell tests, TEST_JOBS at a time (default 2: most
+# Run test programs and shell tests, TEST_JOBS at a time (default 3: most
 # integration tests wait on the clock, not the CPU); print PASS/FAIL/SKIP
 # for each in the order given, keep the logs of failures only, and end
 # with "N passed, N failed".  Exit status 77 from a test means "skipped"
@@ -8,7 +8,7 @@
 # TEST_JOBS (tests at once).
 B=${B:-build}
 logs=$B/test-logs
-jobs=${TEST_JOBS:-2}
+jobs=${TEST_JOBS:-3}
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed= running=0 i=0
 

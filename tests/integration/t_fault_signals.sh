@@ -2,7 +2,7 @@
 # Signals and broken peers (issue 7), four parts, each on its own state,
 # jobs directory and log:
 #
-# hup: a storm of 200 SIGHUPs (HUPS), in bursts with job files rewritten,
+# hup: a storm of 100 SIGHUPs (HUPS), in bursts with job files rewritten,
 # added and removed between them, while jobs every second run: the daemon
 # survives, every reload finishes, every instance runs once (the jobs' own
 # marker lines against the runs table, every instant a run or a
@@ -26,7 +26,7 @@
 # nothing runs twice.
 #
 # pipe: clients that close the control socket before reading the reply
-# (run, ping, nothing, half a line), 200 (CLIENTS) one after the other:
+# (run, ping, nothing, half a line), 100 (CLIENTS) one after the other:
 # each complete "run" request is one manual run, no more, no less; a job
 # whose descendants write after tickd closed its output pipes (one
 # ignores SIGPIPE and sees EPIPE, one dies of SIGPIPE); then a daemon
@@ -36,7 +36,7 @@
 # tests/long/t_fault_signals_long.sh runs it with more of everything.
 . tests/integration/lib.sh
 setup
-: "${HUPS:=200}" "${TERM_JOBS:=150}" "${CLIENTS:=200}"
+: "${HUPS:=100}" "${TERM_JOBS:=150}" "${CLIENTS:=100}"
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
 
 # phase NAME [LINE...]: a fresh configuration (the LINEs added), jobs
