@@ -6,9 +6,10 @@ _tickctl_jobs() {
 	    awk 'NR > 1 && $1 != "" { print $1 }'
 }
 
+# _tickctl_runs [JOB]: recent run ids, of JOB once its name is typed.
 _tickctl_runs() {
-	tickctl "${_tickctl_global[@]}" history --limit 50 2>/dev/null |
-	    awk 'NR > 1 && $1 ~ /@/ { print $1 }'
+	tickctl "${_tickctl_global[@]}" history ${1:+"$1"} --limit 50 \
+	    2>/dev/null | awk 'NR > 1 && $1 ~ /@/ { print $1 }'
 }
 
 _tickctl() {
@@ -71,6 +72,10 @@ _tickctl() {
 	show|replay)
 		case $cur in
 		-*)	COMPREPLY=($(compgen -W "--wait --help" -- "$cur")) ;;
+		*@*)	COMPREPLY=($(compgen -W "$(_tickctl_runs \
+			    "${cur%%@*}")" -- "$cur"))
+			[ -n "${COMP_LINE+set}" ] &&
+			    COMPREPLY=("${COMPREPLY[@]#"$pre"}") ;;
 		*)	COMPREPLY=($(compgen -W "$(_tickctl_runs)" -- "$cur"))
 			[ -n "${COMP_LINE+set}" ] &&
 			    COMPREPLY=("${COMPREPLY[@]#"$pre"}") ;;

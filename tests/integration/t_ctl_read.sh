@@ -497,18 +497,20 @@ os.write(fd, b"PS1='$ '; . contrib/tickctl.bash; echo RE''ADY\n")
 read(until=b'READY\r\n')
 read(quiet=0.2, limit=1.0)
 os.write(fd, sys.argv[1].encode() + b'\t')
-out = read(quiet=0.5)
+# Until the completion (argv[2]) shows, or 10 s: tickctl answers bash
+# slowly on a loaded machine, or under the sanitizers.
+out = read(until=sys.argv[2].encode(), limit=10.0)
 os.kill(pid, signal.SIGKILL)
 os.waitpid(pid, 0)
 sys.stdout.write(out.decode('utf-8', 'replace').replace('\x07', ''))
 EOF
 expect_eq "completion in bash: a job name" "$(PATH=$(dirname "$TICKCTL"):$PATH \
-    TICKD_CONFIG=$dir/tickd.conf "$python" "$dir/drive.py" "tickctl run bu" |
+    TICKD_CONFIG=$dir/tickd.conf "$python" "$dir/drive.py" "tickctl run bu" "tickctl run busy " |
     tr -d '\r' | tail -n 1)" "tickctl run busy "
 bid=$(sql "SELECT run_id FROM runs WHERE job = 'busy'")
 expect_eq "completion in bash: a run id after its \"@\" and \":\"" \
     "$(PATH=$(dirname "$TICKCTL"):$PATH TICKD_CONFIG=$dir/tickd.conf \
-    "$python" "$dir/drive.py" "tickctl show ${bid%?}" | tr -d '\r' |
+    "$python" "$dir/drive.py" "tickctl show ${bid%?}" "$bid " | tr -d '\r' |
     tail -n 1)" "tickctl show $bid "
 
 # --- the daemon down ---------------------------------------------------------------------
