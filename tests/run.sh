@@ -9,6 +9,9 @@
 B=${B:-build}
 logs=$B/test-logs
 jobs=${TEST_JOBS:-3}
+case $B in	# the sanitizers triple the CPU: two at a time there
+*/san)	jobs=${TEST_JOBS:-2} ;;
+esac
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed= running=0 i=0
 
