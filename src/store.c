@@ -866,25 +866,36 @@ store_job_ids(struct store *s, void (*fn)(const char *, void *), void *arg)
 	return 0;
 }
 
+/*
+ * Step a bound statement that yields one integer (or NULL): 1 with *v
+ * set, 0 for NULL or no row, -1 on error.  Resets the statement.
+ */
+static int
+store_int64(struct store *s, sqlite3_stmt *st, int64_t *v)
+{
+	int rc, found = 0;
+
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*v = sqlite3_column_int64(st, 0);
+		found = 1;
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	return found;
+}
+
 /* When the job's latest run finished (Unix ms), -1 if never, -2 error. */
 int64_t
 store_job_last_end(struct store *s, const char *job)
 {
 	sqlite3_stmt	*st = s->st[ST_JOB_LAST_END];
 	int64_t		 v = -1;
-	int		 rc;
 
 	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		(void)store_fail(s, rc);
-		return -2;
-	}
-	return v;
+	return store_int64(s, st, &v) == -1 ? -2 : v;
 }
 
 /*
@@ -1028,19 +1039,9 @@ store_job_last_success(struct store *s, const char *job)
 {
 	sqlite3_stmt	*st = s->st[ST_JOB_LAST_SUCCESS];
 	int64_t		 v = -1;
-	int		 rc;
 
 	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		(void)store_fail(s, rc);
-		return -2;
-	}
-	return v;
+	return store_int64(s, st, &v) == -1 ? -2 : v;
 }
 
 /*
@@ -1132,18 +1133,8 @@ store_run_last(struct store *s, const char *job, const char *origin,
     int64_t *at)
 {
 	sqlite3_stmt	*st = s->st[ST_RUN_LAST];
-	int		 rc, found = 0;
 
 	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_text(st, 2, origin, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*at = sqlite3_column_int64(st, 0);
-		found = 1;
-	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
-	return found;
+	return store_int64(s, st, at);
 }
