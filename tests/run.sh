@@ -48,7 +48,10 @@ report() {
 	*)	fail=$((fail + 1)) failed="$failed $name"
 		printf 'FAIL %-28s %6d ms  exit %d, log %s\n' "$name" "$ms" \
 		    "$rc" "$log"
-		tail -n 40 "$log" | sed 's/^/    /' ;;
+		# The failed checks first: the tail is often the daemon's log.
+		grep -m 10 'FAIL' "$log" | sed 's/^/    /'
+		echo "    ..."
+		tail -n 30 "$log" | sed 's/^/    /' ;;
 	esac
 }
 

@@ -127,9 +127,15 @@ while [ $r -le 10 ]; do
 	done
 	r=$((r + 1))
 done
-t_end=$(now)
 checks=$((checks + 1))
 pid_alive "$tickd_pid" || fail "tickd died in the HUP storm"
+# The storm is over once the daemon has answered after the last signal
+# and finished every reload it began: only then is the last
+# configuration in force (on a loaded machine that can take seconds).
+ping_ok "ping after the last SIGHUP"
+wait_for "every reload to finish" 30 eval '[ "$(log_count "tickd: notice: reload done: ")" \
+    -eq "$(log_count "tickd: notice: reloading")" ]'
+t_end=$(now)
 wait_for "2 runs of the job added last" 10 eval '[ "$(lines "$dir/hup-final.out")" -ge 2 ]'
 wait_for "a run of var's last version" 10 grep -q ' v10$' "$dir/hup-var.out"
 wait_for "a run of sw on its last schedule" 10 eval '[ "$(sql "SELECT count(*)
@@ -138,8 +144,10 @@ wait_for "a run of sw on its last schedule" 10 eval '[ "$(sql "SELECT count(*)
 ping_ok "ping after the storm"
 nrel=$(log_count "tickd: notice: reloading")
 echo "hup: $HUPS SIGHUPs, $nrel reloads"
+# Signals that arrive during a reload coalesce into one more reload, so
+# a busy daemon may do fewer than one per round; never more than sent.
 checks=$((checks + 1))
-[ "$nrel" -ge 10 ] && [ "$nrel" -le "$HUPS" ] || fail "$nrel reloads for $HUPS SIGHUPs in 10 rounds"
+[ "$nrel" -ge 1 ] && [ "$nrel" -le "$HUPS" ] || fail "$nrel reloads for $HUPS SIGHUPs"
 expect_eq "every reload finished" "$(log_count "tickd: notice: reload done: ")" "$nrel"
 expect_eq "no reload failed" "$(grep -c 'reload failed\|reload partially failed' "$log")" 0
 expect_eq "the last reload: the last files" "$(grep -F 'reload done: ' "$log" | tail -n 1 |
