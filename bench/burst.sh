@@ -5,11 +5,13 @@
 # N times.  Lateness = start stamp - scheduled instant (tickd) or - loop
 # start (floor).  Figures are medians over REPEAT runs; compare ratios, the
 # machine is shared.  Usage: sh bench/burst.sh [N...]; env B, REPEAT,
-# TICKD (another tickd binary, to compare builds in one run).
+# TICKD (another tickd binary, to compare builds in one run), ROWS (which
+# of "tickd fork+exec posix_spawn" to run).
 set -eu
 B=${B:-build}
 REPEAT=${REPEAT:-3}
 sizes=${*:-10 100 1000}
+rows=${ROWS:-tickd fork+exec posix_spawn}
 tickd=${TICKD:-$PWD/$B/tickd}
 stamp=$PWD/$B/bench/stamp
 forkloop=$PWD/$B/bench/forkloop
@@ -31,7 +33,7 @@ PY
 # median of the values on stdin, one per line
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-run_tickd() {	# n -> "p50 p99 max first count"
+run_tickd() {	# n -> "p50 p99 max first count cpu_ms"
 	n=$1 d=$work/t$n
 	rm -rf "$d"; mkdir -p "$d/jobs.d"
 	cat > "$d/tickd.conf" <<CONF
@@ -56,11 +58,14 @@ CONF
 		[ $i -gt 1200 ] && { echo "timeout: $(cat "$d/log" | tail -3)" >&2; exit 1; }
 		sleep 0.05
 	done
+	# The daemon's own CPU time (its children's is not in these fields).
+	cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) * 1000 / hz }' \
+	    "/proc/$pid/stat")
 	kill "$pid"; wait "$pid" || true; pid=
-	stats "$d/stamps" "$((at * 1000000000))"
+	echo "$(stats "$d/stamps" "$((at * 1000000000))") $cpu"
 }
 
-run_floor() {	# n mode -> "p50 p99 max first count"
+run_floor() {	# n mode -> "p50 p99 max first count -"
 	n=$1 mode=$2 f=$work/floor$n$mode
 	rm -f "$f"
 	if [ "$mode" = spawn ]; then
@@ -68,12 +73,12 @@ run_floor() {	# n mode -> "p50 p99 max first count"
 	else
 		t0=$("$forkloop" "$n" /bin/sh -c "$stamp $f")
 	fi
-	stats "$f" "$t0"
+	echo "$(stats "$f" "$t0") -"
 }
 
-printf '%-6s %-22s %9s %9s %9s %9s\n' N what p50_ms p99_ms max_ms first_ms
+printf '%-6s %-22s %9s %9s %9s %9s %9s\n' N what p50_ms p99_ms max_ms first_ms cpu_ms
 for n in $sizes; do
-	for what in tickd fork+exec posix_spawn; do
+	for what in $rows; do
 		: > "$work/res"
 		r=0
 		while [ $r -lt "$REPEAT" ]; do
@@ -88,8 +93,9 @@ for n in $sizes; do
 		p99=$(cut -d' ' -f2 "$work/res" | median)
 		max=$(cut -d' ' -f3 "$work/res" | median)
 		first=$(cut -d' ' -f4 "$work/res" | median)
-		printf '%-6s %-22s %9s %9s %9s %9s\n' "$n" "$what" "$p50" "$p99" \
-		    "$max" "$first"
+		cpu=$(cut -d' ' -f6 "$work/res" | median)
+		printf '%-6s %-22s %9s %9s %9s %9s %9s\n' "$n" "$what" "$p50" "$p99" \
+		    "$max" "$first" "$cpu"
 	done
 done
 echo "(median of $REPEAT runs; each program run through /bin/sh -c as tickd does)"
