@@ -42,6 +42,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,6 +343,8 @@ server_flush(struct server *s)
 		else {
 			s->prune_again = n >= SERVER_PRUNE_CHUNK;
 			s->pruned_at = clock_mono_ms();
+			/* Give back what bursts left (tickd.c keeps it). */
+			(void)malloc_trim(0);
 		}
 	}
 	if (rc == -1) {
@@ -625,6 +628,7 @@ server_reload(struct server *s, struct control_reply *reply)
 	else if (reply != NULL)
 		control_ok(reply, "reloaded: %zu jobs", s->njobs);
 	server_rearm(s);
+	(void)malloc_trim(0);	/* the old configuration's memory */
 out:
 	conf_causes_free(&causes);
 	(void)sd_notify(0, "READY=1");
