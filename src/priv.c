@@ -5,9 +5,9 @@
  * service (getpwnam_r, getgrnam_r, getgrouplist): NSS is not
  * async-signal-safe, so the child only receives numbers.  priv_switch runs
  * in the child between fork and exec: setgroups, setgid, setuid, in that
- * order (Postfix set_ugid.c), then verifies that real and effective ids
- * all equal the target and, for a non-root target, that root cannot be
- * regained.
+ * order (Postfix set_ugid.c), as raw system calls, then verifies that
+ * real and effective ids all equal the target and, for a non-root target,
+ * that root cannot be regained.
  *
  * When tickd is not root it cannot switch: jobs run as tickd's own user,
  * and naming another user or group is a configuration error.
@@ -16,6 +16,7 @@
  * \"x\""); priv_switch returns -1 with errno set and logs nothing (it runs
  * between fork and exec).
  */
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -194,9 +195,16 @@ priv_cred_free(struct priv_cred *c)
 int
 priv_switch(const struct priv_cred *c)
 {
+	/*
+	 * Raw system calls, as glibc's posix_spawn makes them: the child
+	 * may share the daemon's memory (runner.c: CLONE_VM), and glibc's
+	 * wrappers would take the daemon's locks to change every thread's
+	 * ids.  For root, setres[ug]id(x, x, x) is set[ug]id(x).
+	 */
 	if (geteuid() == 0) {
-		if (setgroups((size_t)c->ngroups, c->groups) == -1 ||
-		    setgid(c->gid) == -1 || setuid(c->uid) == -1)
+		if (syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) == -1 ||
+		    syscall(SYS_setresgid, c->gid, c->gid, c->gid) == -1 ||
+		    syscall(SYS_setresuid, c->uid, c->uid, c->uid) == -1)
 			return -1;
 	}
 	if (getuid() != c->uid || geteuid() != c->uid ||
@@ -205,7 +213,7 @@ priv_switch(const struct priv_cred *c)
 		return -1;
 	}
 	/* A dropped root must not be able to come back. */
-	if (c->uid != 0 && setuid(0) != -1) {
+	if (c->uid != 0 && syscall(SYS_setuid, 0) != -1) {
 		errno = EPERM;
 		return -1;
 	}

@@ -1,9 +1,11 @@
 /*
  * runner.c -- spawn job processes and follow them to the end.
  *
- * runner_spawn forks with every signal blocked (child.c resets them), so
- * the daemon is the direct parent of each job: no double fork, exit
- * status and duration are always known.  Three pipes per run, all
+ * runner_spawn creates the job's process with every signal blocked
+ * (child.c resets them): clone(CLONE_VM | CLONE_VFORK) as posix_spawn
+ * does, or fork when the working directory is not known to be local
+ * (runner_clone, mounts.c).  The daemon is the direct parent of each job:
+ * no double fork, exit status and duration are always known.  Three pipes per run, all
  * close-on-exec in the daemon: stdout and stderr (read here, split into
  * lines of at most RUNNER_PIECE_MAX bytes and logged, so a 10 MiB line
  * costs 4 KiB of memory), and a status pipe on which the child reports a
@@ -29,6 +31,8 @@
  * stage, CHILD_PIPE or CHILD_FORK, and errno); exec failures arrive later
  * as run->spawn_failed.  Output read errors are logged at warning.
  */
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -36,6 +40,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +53,7 @@
 #include "child.h"
 #include "clock.h"
 #include "log.h"
+#include "mounts.h"
 #include "runner.h"
 #include "xmalloc.h"
 
@@ -54,6 +61,8 @@
 #define RUNNER_READ_MAX	(256 * 1024)	/* bytes read per wake-up */
 #define RUNNER_DRAIN_MAX (1024 * 1024)	/* bytes drained at exit */
 #define RUNNER_ENV_MAX	(4 * 1024 * 1024) /* environ read at most */
+#define RUNNER_STACK	(256 * 1024)	/* the clone child's stack */
+#define RUNNER_GUARD	4096		/* its guard page */
 
 static struct ev_loop	*runner_loop;
 static runner_cb	 runner_started;
@@ -61,6 +70,10 @@ static runner_cb	 runner_done;
 static void		*runner_arg;
 static struct run	*runner_hash[RUNNER_HASH];
 static size_t		 runner_n;
+static char		*runner_stack;		/* the clone child's */
+static struct mounts	 runner_mounts;		/* runner_dir_local */
+static unsigned int	 runner_mounts_iter;	/* ev_iteration of it */
+static int		 runner_mounts_ok;
 
 /* A process as /proc showed it, for runner_kill_tree (runner_snap). */
 struct runner_proc {
@@ -337,6 +350,123 @@ runner_close_fds(struct run *r)
 	}
 }
 
+/* Refresh the mount table, at most once per loop iteration. */
+static void
+runner_mounts_refresh(void)
+{
+	char	*text = NULL;
+	size_t	 len = 0, cap = 0;
+	ssize_t	 n;
+	int	 fd;
+
+	if (runner_mounts_ok && runner_mounts_iter == ev_iteration(runner_loop))
+		return;
+	runner_mounts_iter = ev_iteration(runner_loop);
+	runner_mounts_ok = 0;
+	if ((fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) == -1)
+		goto out;
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 16384;
+			text = xreallocarray(text, cap, 1);
+		}
+		if ((n = read(fd, text + len, cap - len - 1)) <= 0)
+			break;
+		len += (size_t)n;
+	}
+	(void)close(fd);
+	if (n == 0) {
+		text[len] = '\0';
+		mounts_parse(&runner_mounts, text);
+		runner_mounts_ok = 1;
+	}
+out:
+	if (!runner_mounts_ok)
+		mounts_free(&runner_mounts);
+	free(text);
+}
+
+/*
+ * Whether entering dir cannot block on a remote file system: every
+ * component is on a local file system and none is a symbolic link (which
+ * could lead anywhere), "." or "..".  Only local directories are looked
+ * at (lstat), never the mount points of others.
+ */
+static int
+runner_dir_local(const char *dir)
+{
+	char		 path[PATH_MAX];
+	const char	*c, *next;
+	struct stat	 st;
+	size_t		 len;
+
+	runner_mounts_refresh();
+	if (!runner_mounts_ok || dir[0] != '/' || strlen(dir) >= sizeof path ||
+	    !mounts_local(&runner_mounts, "/"))
+		return 0;
+	for (c = dir; *c != '\0'; c = next) {
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		next = c + strcspn(c, "/");
+		len = (size_t)(next - c);
+		if ((len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		memcpy(path, dir, (size_t)(next - dir));
+		path[next - dir] = '\0';
+		if (!mounts_local(&runner_mounts, path) ||
+		    lstat(path, &st) == -1 || S_ISLNK(st.st_mode))
+			return 0;
+	}
+	return 1;
+}
+
+/* The clone child: becomes the job (child.c). */
+static int
+runner_child(void *arg)
+{
+	child_exec(arg);
+}
+
+/*
+ * Create the job's process as posix_spawn does: clone(CLONE_VM |
+ * CLONE_VFORK) on a stack of its own, so that no page table is copied
+ * and no page of the daemon is made copy-on-write (with fork both grow
+ * with the daemon: at 1000 jobs in one second, most of its CPU time).
+ * The daemon is suspended until the child has exec'd or exited, so one
+ * stack serves every spawn, and the child (child.c) writes nothing but
+ * its own stack.  Entering the working directory is the one step of the
+ * child that could block (a hung network file system), so a directory
+ * not known to be local gets fork, as does everything when no stack can
+ * be had.
+ */
+static pid_t
+runner_clone(struct child_spec *cs)
+{
+	pid_t pid;
+
+	if (runner_stack == NULL) {
+		runner_stack = mmap(NULL, RUNNER_STACK, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (runner_stack == MAP_FAILED)
+			runner_stack = NULL;
+		else	/* a guard page below it */
+			(void)mprotect(runner_stack, RUNNER_GUARD, PROT_NONE);
+	}
+	if (runner_stack != NULL) {
+		if (cs->workdir == NULL || runner_dir_local(cs->workdir))
+			return clone(runner_child, runner_stack + RUNNER_STACK,
+			    CLONE_VM | CLONE_VFORK | SIGCHLD, cs);
+		log_debug("%s is not known to be on a local file system: "
+		    "fork", cs->workdir);
+	}
+	if ((pid = fork()) == 0)
+		child_exec(cs);
+	return pid;
+}
+
 /*
  * Start the run's process.  Returns 0 (r->pid set; its end arrives through
  * the done callback), or -1 with *cause set when no process exists.
@@ -378,9 +508,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	(void)sigprocmask(SIG_SETMASK, &all, &old);
 	r->started_ms = clock_wall_ms();
 	r->started_mono = clock_mono_ms();
-	pid = fork();
-	if (pid == 0)
-		child_exec(&cs);
+	pid = runner_clone(&cs);
 	saved = errno;
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1) {

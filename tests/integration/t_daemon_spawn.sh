@@ -1,0 +1,59 @@
+#!/bin/sh
+# How job processes are made (runner.c): clone(CLONE_VM | CLONE_VFORK)
+# when the working directory is known to be local, fork when it is not
+# (a symbolic link or ".." in the path: it could lead to a hung network
+# mount, and the daemon waits for a clone child to exec; one that cannot be
+# looked at is not known either).  Either way the
+# job runs in its directory, as tickd's direct child, in its own session;
+# a directory that does not exist is a recorded spawn failure, and the
+# daemon, which waited for that child, goes on.
+. tests/integration/lib.sh
+setup
+write_conf "log_level = debug"
+mkdir -p "$dir/wd/sub"
+ln -s "$dir/wd" "$dir/wdlink"
+
+cmd='echo "$TICKD_JOB $(pwd -P) $PPID $$ $(ps -o sid= -p $$ | tr -d " ")" >> @DIR@/out'
+{
+	printf '[home]\nschedule = every 1s\ncommand = %s\n\n' "$cmd"
+	for j in slash:/ local:@DIR@/wd link:@DIR@/wdlink \
+	    dotdot:@DIR@/wd/sub/.. missing:@DIR@/nope; do
+		printf '[%s]\nschedule = every 1s\nworkdir = %s\ncommand = %s\n\n' \
+		    "${j%%:*}" "${j#*:}" "$cmd"
+	done
+} | write_job spawn.job
+daemon_start
+pid=$tickd_pid sid=$(ps -o sid= -p "$tickd_pid" | tr -d ' ')
+for j in home slash local link dotdot; do
+	wait_for "a run of $j" 10 grep -q "^$j " "$dir/out"
+done
+wait_for "a spawn failure of missing" 10 eval '[ "$(sql "SELECT count(*) FROM runs
+    WHERE job = '\''missing'\'' AND status = '\''failed'\''")" -ge 1 ]'
+daemon_stop_ok
+
+home=$(getent passwd "$(id -un)" | cut -d: -f6)
+for j in home:"$(cd "$home" && pwd -P)" slash:/ local:"$dir/wd" \
+    link:"$dir/wd" dotdot:"$dir/wd"; do
+	n=${j%%:*} want=${j#*:}
+	line=$(grep -m 1 "^$n " "$dir/out")
+	set -- $line
+	expect_eq "$n: the directory" "$2" "$want"
+	expect_eq "$n: tickd's own child" "$3" "$pid"
+	expect_eq "$n: its own session" "$5" "$4"
+	expect_eq "$n: every run succeeded" "$(sql "SELECT count(*) FROM runs
+	    WHERE job = '$n' AND status NOT IN ('succeeded', 'terminated')")" 0
+done
+# Fork only for the directories that could lead elsewhere (or that are
+# not there to be looked at).
+for d in "$dir/wdlink" "$dir/wd/sub/.." "$dir/nope"; do
+	checks=$((checks + 1))
+	log_has "tickd: debug: $d is not known to be on a local file system: fork" ||
+	    check_fail "no fork for $d"
+done
+expect_eq "fork for those only" "$(grep 'not known to be on a local' "$log" |
+    grep -v -e "$dir/wdlink is" -e "$dir/wd/sub/\.\. is" -e "$dir/nope is" |
+    head -n 3)" ""
+expect_eq "missing: a spawn failure" "$(sql "SELECT DISTINCT a.outcome, a.error
+    FROM attempts a JOIN runs r ON a.run = r.id WHERE r.job = 'missing'")" \
+    "spawn_failed|entering the working directory: No such file or directory"
+done_ok
