@@ -35,7 +35,8 @@ struct envp;
 #define SERVER_THROTTLE_MAX	600
 #define SERVER_PRUNE_EVERY	20	/* ends of a job between prunes */
 #define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
-#define SERVER_DISPATCH_BATCH	32	/* due jobs per dispatch transaction */
+#define SERVER_DISPATCH_FIRST	4	/* due jobs in a burst's first claim */
+#define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
 #define SERVER_NONE		SIZE_MAX
 
 /* A job as the loop knows it. */
@@ -112,6 +113,7 @@ struct server {
 	struct store		 *store;
 	int			  lock_fd;
 	int			  clock_fd;
+	int			  wake_fd;	/* monotonic timerfd */
 	char			  owner[128];
 	char			  machine_id[80];
 	char			  boot_id[40];
@@ -142,7 +144,7 @@ struct server {
 	size_t			  ngone;
 	struct run		 *hooks;	/* on_failure commands running */
 	ev_periodic		  wake_w;
-	ev_timer		  wake_mono_w;	/* the same moment, monotonic */
+	ev_io			  wake_fd_w;	/* the same moment, wake_fd */
 	ev_timer		  retry_w;	/* store trouble */
 	ev_timer		  pend_w;	/* earliest not_before, throttle */
 	ev_timer		  lease_w;
@@ -158,6 +160,7 @@ struct server {
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
 	int			  prune_again;	/* that pass hit its chunk */
 	int			  pumping;	/* inside server_pump */
+	size_t			  burst;	/* last claim batch, if more due */
 	int			  pump_again;	/* a start failed meanwhile */
 };
 
@@ -287,7 +290,7 @@ void	server_throttle_check(struct server *, struct sjob *, int, int64_t);
 void	server_timeout_arm(struct server *, struct run *, double, double);
 void	server_timeout_cb(struct ev_loop *, ev_timer *, int);
 void	server_wake_cb(struct ev_loop *, ev_periodic *, int);
-void	server_wake_mono_cb(struct ev_loop *, ev_timer *, int);
+void	server_wake_fd_cb(struct ev_loop *, ev_io *, int);
 void	server_watchdog_cb(struct ev_loop *, ev_timer *, int);
 void	server_watchers(struct server *);
 const char *	server_when(int64_t, char *, size_t);

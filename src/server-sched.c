@@ -703,7 +703,7 @@ server_dispatch(struct server *s)
 	struct pending	 *p, *next;
 	int64_t		 *planned = NULL;
 
-	size_t		  ndue = 0, i, waiting;
+	size_t		  ndue = 0, i, waiting, batch;
 
 	if (s->stopping)
 		return;
@@ -715,17 +715,24 @@ server_dispatch(struct server *s)
 	server_check_clock(s, dp.now_ms);
 	server_flush(s);	/* earlier ends free slots and come first */
 	/*
-	 * At most SERVER_DISPATCH_BATCH jobs per transaction: the first of
-	 * a burst of 1000 then forks after one small commit, not after the
-	 * claims of all 1000.  The rest stay at the top of the heap, already
-	 * due, so the periodic fires again in the next loop iteration.
+	 * Claims in small transactions, growing: SERVER_DISPATCH_FIRST jobs
+	 * in the first, twice as many in each next one while the burst
+	 * lasts, up to SERVER_DISPATCH_BATCH.  The first of a burst of 1000
+	 * then starts after a commit of a few claims, not after the claims
+	 * of all 1000, and a long burst still costs few commits.  The rest
+	 * stay at the top of the heap, already due, so the wake-up fires
+	 * again in the next loop iteration.
 	 */
+	batch = s->burst > 0 ? s->burst * 2 : SERVER_DISPATCH_FIRST;
+	if (batch > SERVER_DISPATCH_BATCH)
+		batch = SERVER_DISPATCH_BATCH;
 	while (s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms &&
-	    ndue < SERVER_DISPATCH_BATCH) {
+	    ndue < batch) {
 		due = xreallocarray(due, ndue + 1, sizeof *due);
 		due[ndue++] = s->heap[0];
 		server_heap_remove(s, s->heap[0]);
 	}
+	s->burst = s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms ? batch : 0;
 	if (ndue == 0)
 		goto out;
 	planned = xreallocarray(NULL, ndue, sizeof *planned);

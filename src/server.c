@@ -138,28 +138,35 @@ server_heap_update(struct server *s, struct sjob *j)
 
 /*
  * Arm the wake-up at the earliest due time, or stop it.  Beside the
- * absolute periodic, a monotonic timer for the same moment: for 0.5 s
+ * absolute periodic, a monotonic timerfd for the same moment: for 0.5 s
  * after reading the real-time clock libev interpolates it from the
  * monotonic one, so right after a step forward it can place the periodic
  * hours away, and nothing would run until something else woke the loop.
- * Whichever fires first dispatches; the other is re-armed.
+ * The timerfd is also the precise one (nanoseconds, where libev's epoll
+ * wait rounds up to the next millisecond).  Whichever fires first
+ * dispatches; the other is re-armed.
  */
 void
 server_rearm(struct server *s)
 {
-	double after;
+	struct itimerspec	its;
+	int64_t			after;
 
 	ev_periodic_stop(s->loop, &s->wake_w);
-	ev_timer_stop(s->loop, &s->wake_mono_w);
-	if (s->nheap == 0 || s->stopping || ev_is_active(&s->retry_w))
-		return;
-	ev_periodic_set(&s->wake_w, (double)s->heap[0]->due_ms / 1000.0, 0,
-	    NULL);
-	ev_periodic_start(s->loop, &s->wake_w);
-	after = (double)(s->heap[0]->due_ms - clock_wall_ms()) / 1000.0;
-	ev_now_update(s->loop);
-	ev_timer_set(&s->wake_mono_w, after > 0 ? after : 0, 0);
-	ev_timer_start(s->loop, &s->wake_mono_w);
+	memset(&its, 0, sizeof its);		/* disarmed */
+	if (s->nheap > 0 && !s->stopping && !ev_is_active(&s->retry_w)) {
+		ev_periodic_set(&s->wake_w,
+		    (double)s->heap[0]->due_ms / 1000.0, 0, NULL);
+		ev_periodic_start(s->loop, &s->wake_w);
+		after = s->heap[0]->due_ms - clock_wall_ms();
+		if (after > 0) {
+			its.it_value.tv_sec = after / 1000;
+			its.it_value.tv_nsec = after % 1000 * 1000000;
+		} else
+			its.it_value.tv_nsec = 1;	/* now (0 disarms) */
+	}
+	if (timerfd_settime(s->wake_fd, 0, &its, NULL) == -1)
+		log_warn("wake-up timerfd: %s", strerror(errno));
 }
 
 /* --- small helpers --------------------------------------------------------- */
@@ -646,11 +653,15 @@ server_wake_cb(struct ev_loop *loop, ev_periodic *w, int revents)
 }
 
 void
-server_wake_mono_cb(struct ev_loop *loop, ev_timer *w, int revents)
+server_wake_fd_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
+	struct server	*s = w->data;
+	uint64_t	 n;
+
 	(void)loop;
 	(void)revents;
-	server_dispatch(w->data);
+	(void)read(s->wake_fd, &n, sizeof n);	/* EAGAIN: re-armed since */
+	server_dispatch(s);
 }
 
 /* The store refused something: try what waits again. */
@@ -777,7 +788,7 @@ server_stop(struct server *s, int sig)
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STOPPING, &lj, "stopping on %s: "
 	    "%zu job processes to end", strsignal(sig), s->nrunning);
 	ev_periodic_stop(s->loop, &s->wake_w);
-	ev_timer_stop(s->loop, &s->wake_mono_w);
+	ev_io_stop(s->loop, &s->wake_fd_w);
 	ev_timer_stop(s->loop, &s->pend_w);
 	server_stop_runs(s->jobs, s->njobs);
 	server_stop_runs(s->gone, s->ngone);
@@ -907,8 +918,12 @@ server_watchers(struct server *s)
 	uint64_t		usec;
 
 	ev_periodic_init(&s->wake_w, server_wake_cb, 0, 0, NULL);
-	ev_timer_init(&s->wake_mono_w, server_wake_mono_cb, 0, 0);
-	s->wake_mono_w.data = s;
+	if ((s->wake_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC)) == -1)
+		fatal("timerfd_create");
+	ev_io_init(&s->wake_fd_w, server_wake_fd_cb, s->wake_fd, EV_READ);
+	s->wake_fd_w.data = s;
+	ev_io_start(s->loop, &s->wake_fd_w);
 	ev_timer_init(&s->retry_w, server_retry_cb, SERVER_RETRY, 0);
 	ev_timer_init(&s->pend_w, server_pend_cb, 1, 0);
 	ev_timer_init(&s->kill_w, server_kill_cb, SERVER_KILL_GRACE, 0);
@@ -982,7 +997,7 @@ server_main(const char *path, int verbose)
 
 	memset(s, 0, sizeof *s);
 	s->config_path = path;
-	s->lock_fd = s->clock_fd = -1;
+	s->lock_fd = s->clock_fd = s->wake_fd = -1;
 	s->wq_tail = &s->wq;
 	s->pend_tail = &s->pend;
 	s->starting = 1;
@@ -1076,6 +1091,8 @@ server_main(const char *path, int verbose)
 	conf_free(s->conf);
 	if (s->clock_fd != -1)
 		(void)close(s->clock_fd);
+	if (s->wake_fd != -1)
+		(void)close(s->wake_fd);
 	if (s->lock_fd != -1)
 		(void)close(s->lock_fd);
 	log_notice("stopped");
