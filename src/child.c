@@ -16,7 +16,8 @@
  * Order: own session (setsid, so timeouts can kill the whole group),
  * signals, stdout and stderr to the output pipes, close every other
  * descriptor but the status pipe, stdin from /dev/null (after the close:
- * the daemon may be at its descriptor limit), switch credentials
+ * the daemon may be at its descriptor limit), the descriptor limit tickd
+ * started with (runner.c raises its own), switch credentials
  * (priv_switch), enter the working directory as the job's user, exec.
  * A failure writes {stage, errno} to the close-on-exec status pipe and
  * exits 127; a successful exec closes the pipe, which the parent reads as
@@ -141,6 +142,9 @@ child_exec(const struct child_spec *cs)
 		(void)close(fd);
 	}
 
+	/* The daemon's raised descriptor limit is not the job's. */
+	if (cs->nofile != NULL)
+		(void)setrlimit(RLIMIT_NOFILE, cs->nofile);
 	if (priv_switch(cs->cred) == -1)
 		child_fail(status_fd, CHILD_CREDENTIALS);
 	if (cs->workdir != NULL && chdir(cs->workdir) == -1)

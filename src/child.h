@@ -4,6 +4,8 @@
 #ifndef TICKD_CHILD_H
 #define TICKD_CHILD_H
 
+#include <sys/resource.h>
+
 #include "priv.h"
 
 /* Where a child failed before exec, as reported on the status pipe. */
@@ -28,6 +30,7 @@ struct child_spec {
 	int			 out_fd;	/* becomes stdout */
 	int			 err_fd;	/* becomes stderr */
 	int			 status_fd;	/* close-on-exec report pipe */
+	const struct rlimit	*nofile;	/* RLIMIT_NOFILE to restore */
 };
 
 /* The report written to the status pipe when something fails. */

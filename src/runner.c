@@ -32,6 +32,7 @@
  * as run->spawn_failed.  Output read errors are logged at warning.
  */
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -71,6 +72,8 @@ static void		*runner_arg;
 static struct run	*runner_hash[RUNNER_HASH];
 static size_t		 runner_n;
 static char		*runner_stack;		/* the clone child's */
+static struct rlimit	 runner_nofile;		/* tickd's, at start */
+static int		 runner_nofile_raised;
 static struct mounts	 runner_mounts;		/* runner_dir_local */
 static unsigned int	 runner_mounts_iter;	/* ev_iteration of it */
 static int		 runner_mounts_ok;
@@ -99,6 +102,24 @@ runner_init(struct ev_loop *loop, runner_cb started, runner_cb done,
 	runner_started = started;
 	runner_done = done;
 	runner_arg = arg;
+	/*
+	 * Each running job holds two descriptors here (three until exec):
+	 * the soft limit outside systemd is often 1024.  Raise it to the
+	 * hard limit, as systemd advises for programs that do not use
+	 * select; jobs get the original back (child.c), since some of
+	 * theirs may.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &runner_nofile) == 0 &&
+	    runner_nofile.rlim_cur < runner_nofile.rlim_max) {
+		struct rlimit rl = runner_nofile;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			runner_nofile_raised = 1;
+		else
+			log_warn("raising the descriptor limit to %llu: %s",
+			    (unsigned long long)rl.rlim_max, strerror(errno));
+	}
 }
 
 /* How many runs have a live (unreaped) process. */
@@ -502,6 +523,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	cs.out_fd = out[1];
 	cs.err_fd = err[1];
 	cs.status_fd = st[1];
+	cs.nofile = runner_nofile_raised ? &runner_nofile : NULL;
 
 	/* No signal may run a daemon handler in the child. */
 	(void)sigfillset(&all);

@@ -6,14 +6,15 @@
 # looked at is not known either).  Either way the
 # job runs in its directory, as tickd's direct child, in its own session;
 # a directory that does not exist is a recorded spawn failure, and the
-# daemon, which waited for that child, goes on.
+# daemon, which waited for that child, goes on.  tickd raises its soft
+# descriptor limit to the hard one; jobs start with the soft one.
 . tests/integration/lib.sh
 setup
 write_conf "log_level = debug"
 mkdir -p "$dir/wd/sub"
 ln -s "$dir/wd" "$dir/wdlink"
 
-cmd='echo "$TICKD_JOB $(pwd -P) $PPID $$ $(ps -o sid= -p $$ | tr -d " ")" >> @DIR@/out'
+cmd='echo "$TICKD_JOB $(pwd -P) $PPID $$ $(ps -o sid= -p $$ | tr -d " ") $(ulimit -Sn) $(ulimit -Hn)" >> @DIR@/out'
 {
 	printf '[home]\nschedule = every 1s\ncommand = %s\n\n' "$cmd"
 	for j in slash:/ local:@DIR@/wd link:@DIR@/wdlink \
@@ -22,7 +23,13 @@ cmd='echo "$TICKD_JOB $(pwd -P) $PPID $$ $(ps -o sid= -p $$ | tr -d " ")" >> @DI
 		    "${j%%:*}" "${j#*:}" "$cmd"
 	done
 } | write_job spawn.job
+# A soft descriptor limit below the hard one (outside systemd): tickd
+# raises its own to the hard one, jobs get the soft one back.
+tickd_wrap="prlimit --nofile=256:4096 --"
 daemon_start
+tickd_wrap=
+expect_eq "tickd's descriptor limit, raised" "$(awk '/^Max open files/ {
+    print $4, $5 }' "/proc/$tickd_pid/limits")" "4096 4096"
 pid=$tickd_pid sid=$(ps -o sid= -p "$tickd_pid" | tr -d ' ')
 for j in home slash local link dotdot; do
 	wait_for "a run of $j" 10 grep -q "^$j " "$dir/out"
@@ -40,6 +47,7 @@ for j in home:"$(cd "$home" && pwd -P)" slash:/ local:"$dir/wd" \
 	expect_eq "$n: the directory" "$2" "$want"
 	expect_eq "$n: tickd's own child" "$3" "$pid"
 	expect_eq "$n: its own session" "$5" "$4"
+	expect_eq "$n: the descriptor limits tickd started with" "$6 $7" "256 4096"
 	expect_eq "$n: every run succeeded" "$(sql "SELECT count(*) FROM runs
 	    WHERE job = '$n' AND status NOT IN ('succeeded', 'terminated')")" 0
 done

@@ -219,7 +219,7 @@ wait_for "$TERM_JOBS jobs to start (or fail to)" $((t0 - $(now) + 20 + TERM_JOBS
 nspawn=$(sql "SELECT count(DISTINCT run) FROM attempts WHERE outcome = 'spawn_failed'")
 checks=$((checks + 1))
 if [ "$nspawn" -gt 0 ]; then
-	soft_fail "term: $nspawn of $TERM_JOBS jobs could not start under the descriptor limit systemd gives a service (1024; tickd.service sets no LimitNOFILE and tickd does not raise it): $(sql "SELECT error FROM attempts WHERE outcome = 'spawn_failed' LIMIT 1")"
+	soft_fail "term: $nspawn of $TERM_JOBS jobs could not start under the descriptor limit systemd gives a service (1024, soft and hard: tickd cannot raise it): $(sql "SELECT error FROM attempts WHERE outcome = 'spawn_failed' LIMIT 1")"
 	daemon_stop 30
 else
 	wait_for "$TERM_JOBS jobs to run" 10 eval '[ "$(pgrep -fc -- "^$dir/zz-term")" -eq $TERM_JOBS ]'
