@@ -98,6 +98,38 @@ struct conf_parse {
 };
 
 /*
+ * What one load remembers so that it costs the same per job however many
+ * jobs there are: the ids seen (the jobs array is sorted once, at the
+ * end), and the answers of the name service and of the program checks,
+ * which many jobs share.  A string-keyed hash, open addressing.
+ */
+struct conf_memo_slot {
+	char		*key;
+	void		*value;
+};
+
+struct conf_memo {
+	struct conf_memo_slot	*slot;
+	size_t			 cap, n;	/* cap: 0 or a power of 2 */
+	void			(*free_value)(void *);
+};
+
+/* A job file loader's context (conf_load_jobs_dir). */
+struct conf_loading {
+	struct conf_memo	 ids;		/* id -> struct job_def */
+	struct conf_memo	 creds;		/* user NL group -> conf_cred */
+	struct conf_memo	 execs;		/* program -> why unsafe */
+	size_t			 jobs_cap;	/* of c->jobs */
+};
+
+/* A remembered priv_lookup. */
+struct conf_cred {
+	int			 rc;
+	struct priv_cred	 cred;
+	char			*cause;
+};
+
+/*
  * The length of the well-formed UTF-8 sequence of a non-ASCII character at
  * s (n bytes left), or 0.  C1 controls (U+0080-U+009F) count as not
  * well-formed: they are escaped like C0 controls.
@@ -610,6 +642,76 @@ conf_hash(uint64_t h, const char *s)
 
 #define CONF_HASH_INIT	UINT64_C(0xcbf29ce484222325)
 
+/* The slot of key in m: where it is, or the empty one it would take. */
+static struct conf_memo_slot *
+conf_memo_slot(const struct conf_memo *m, const char *key)
+{
+	size_t i = (size_t)conf_hash(CONF_HASH_INIT, key) & (m->cap - 1);
+
+	while (m->slot[i].key != NULL && strcmp(m->slot[i].key, key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return &m->slot[i];
+}
+
+/* The value remembered for key; *found says whether there was one. */
+static void *
+conf_memo_get(const struct conf_memo *m, const char *key, int *found)
+{
+	struct conf_memo_slot *sl;
+
+	*found = 0;
+	if (m->cap == 0 || (sl = conf_memo_slot(m, key))->key == NULL)
+		return NULL;
+	*found = 1;
+	return sl->value;
+}
+
+/* Remember value for key (not there yet; key is copied). */
+static void
+conf_memo_put(struct conf_memo *m, const char *key, void *value)
+{
+	struct conf_memo_slot	*old = m->slot, *sl;
+	size_t			 i, cap = m->cap;
+
+	if (2 * (m->n + 1) > m->cap) {
+		m->cap = cap ? cap * 2 : 64;
+		m->slot = xcalloc(m->cap, sizeof *m->slot);
+		for (i = 0; i < cap; i++) {
+			if (old[i].key != NULL)
+				*conf_memo_slot(m, old[i].key) = old[i];
+		}
+		free(old);
+	}
+	sl = conf_memo_slot(m, key);
+	sl->key = xstrdup(key);
+	sl->value = value;
+	m->n++;
+}
+
+static void
+conf_memo_free(struct conf_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		free(m->slot[i].key);
+		if (m->slot[i].key != NULL && m->free_value != NULL)
+			m->free_value(m->slot[i].value);
+	}
+	free(m->slot);
+	memset(m, 0, sizeof *m);
+}
+
+static void
+conf_cred_free(void *v)
+{
+	struct conf_cred *cc = v;
+
+	priv_cred_free(&cc->cred);
+	free(cc->cause);
+	free(cc);
+}
+
 /* Parse a boolean; 0/1, or -1. */
 static int
 conf_bool(const char *v)
@@ -986,10 +1088,11 @@ conf_exec_add(char **list, const char *what, char *why)
  * checked.  A sticky directory (/tmp) counts as writable by others.
  */
 static char *
-conf_exec_unsafe(const char *cmd)
+conf_exec_unsafe(struct conf_loading *L, const char *cmd)
 {
 	char	*word, *dir, *slash, *real, *rdir, *what, *list = NULL;
 	size_t	 n;
+	int	 found;
 
 	cmd += strspn(cmd, " \t\n");
 	n = strcspn(cmd, " \t\n;&|<>()");
@@ -997,6 +1100,10 @@ conf_exec_unsafe(const char *cmd)
 	if (n == 0 || cmd[0] != '/' || strcspn(cmd, "'\"\\$`*?[~") < n)
 		return NULL;
 	word = xstrndup(cmd, n);
+	if ((list = conf_memo_get(&L->execs, word, &found)) != NULL || found) {
+		free(word);
+		return list != NULL ? xstrdup(list) : NULL;
+	}
 	/* Its directory: "/bin/x" -> "/bin", "/x" -> "/". */
 	dir = xstrdup(word);
 	slash = strrchr(dir, '/');
@@ -1020,6 +1127,7 @@ conf_exec_unsafe(const char *cmd)
 			conf_exec_add(&list, rdir, conf_exec_path_unsafe(rdir));
 		free(rdir);
 	}
+	conf_memo_put(&L->execs, word, list != NULL ? xstrdup(list) : NULL);
 	free(real);
 	free(dir);
 	free(word);
@@ -1032,8 +1140,9 @@ conf_exec_unsafe(const char *cmd)
  * tickd runs as root and the job runs as root.  Returns how many causes.
  */
 static int
-conf_exec_check(struct conf *c, const struct job_def *d, const char *file,
-    const struct conf_sec *s, struct conf_causes *causes)
+conf_exec_check(struct conf *c, struct conf_loading *L,
+    const struct job_def *d, const char *file, const struct conf_sec *s,
+    struct conf_causes *causes)
 {
 	static const char *const keys[] = { "command", "on_failure" };
 	const char	*cmd;
@@ -1045,7 +1154,7 @@ conf_exec_check(struct conf *c, const struct job_def *d, const char *file,
 		return 0;
 	for (i = 0; i < 2; i++) {
 		cmd = i == 0 ? d->command : d->on_failure;
-		if (cmd == NULL || (why = conf_exec_unsafe(cmd)) == NULL)
+		if (cmd == NULL || (why = conf_exec_unsafe(L, cmd)) == NULL)
 			continue;
 		if (d->strict_exec) {
 			conf_causes_add(causes, "%s:%d: %s: %s, and the job "
@@ -1093,15 +1202,16 @@ job_def_free(struct job_def *d)
  * when it has any problem (each one added to causes).
  */
 static struct job_def *
-conf_job_build(struct conf *c, const char *file, const struct conf_sec *s,
-    struct conf_causes *causes)
+conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
+    const struct conf_sec *s, struct conf_causes *causes)
 {
 	struct job_def	*d = xcalloc(1, sizeof *d);
+	struct conf_cred *cc;
 	struct envp	 env;
 	const char	*zone, *key;
-	char		*cause = NULL, buf[32];
+	char		*cause = NULL, buf[32], *ckey;
 	size_t		 i;
-	int		 bad, rc;
+	int		 bad, rc, found;
 
 	envp_init(&env);
 	d->id = xstrdup(s->name);
@@ -1137,12 +1247,25 @@ conf_job_build(struct conf *c, const char *file, const struct conf_sec *s,
 	if (d->timezone == NULL && zone != NULL)
 		d->timezone = xstrdup(zone);
 
-	/* The credentials: resolved now, never between fork and exec. */
-	if ((rc = priv_lookup(d->user, d->group, &d->cred, &cause)) != 0) {
+	/*
+	 * The credentials: resolved now, never between fork and exec, and
+	 * once per user and group in a load (the name service rereads its
+	 * files on every call).
+	 */
+	ckey = xasprintf("%s\n%s", d->user != NULL ? d->user : "",
+	    d->group != NULL ? d->group : "");
+	if ((cc = conf_memo_get(&L->creds, ckey, &found)) == NULL) {
+		cc = xcalloc(1, sizeof *cc);
+		cc->rc = priv_lookup(d->user, d->group, &cc->cred, &cc->cause);
+		conf_memo_put(&L->creds, ckey, cc);
+	}
+	free(ckey);
+	if ((rc = cc->rc) == 0)
+		priv_cred_copy(&d->cred, &cc->cred);
+	else {
 		key = rc == -2 ? "group" : "user";
 		conf_causes_add(causes, "%s:%d: %s: %s", file,
-		    conf_key_line(s, key), key, cause);
-		free(cause);
+		    conf_key_line(s, key), key, cc->cause);
 		bad++;
 	}
 
@@ -1173,7 +1296,7 @@ conf_job_build(struct conf *c, const char *file, const struct conf_sec *s,
 	 * job refused for that alone stops at a reload (conf_job_is_bad).
 	 */
 	if (bad == 0 && d->command != NULL &&
-	    (bad = conf_exec_check(c, d, file, s, causes)) > 0)
+	    (bad = conf_exec_check(c, L, d, file, s, causes)) > 0)
 		conf_list_add(&c->unsafe_ids, &c->nunsafe_ids, d->id);
 
 	d->nenv = env.n;
@@ -1241,14 +1364,15 @@ conf_job(const struct conf *c, const char *id)
 
 /* Load one job file into c. */
 static void
-conf_load_job_file(struct conf *c, const char *path, int strict,
-    struct conf_causes *causes)
+conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
+    int strict, struct conf_causes *causes)
 {
 	struct conf_parse	 p;
 	struct job_def		*d, *other;
 	size_t			 len, i, from;
 	ssize_t			 k;
 	char			*buf, *where;
+	int			 found;
 
 	memset(&p, 0, sizeof p);
 	from = causes->n;
@@ -1269,8 +1393,8 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 			 * Not an id, or an id defined before: that definition
 			 * stands, as for a duplicate in a valid file.
 			 */
-			if (!conf_id_valid(p.secs[i].name) ||
-			    conf_job(c, p.secs[i].name) != NULL ||
+			(void)conf_memo_get(&L->ids, p.secs[i].name, &found);
+			if (!conf_id_valid(p.secs[i].name) || found ||
 			    conf_list_has(c->bad_ids, c->nbad_ids,
 			    p.secs[i].name))
 				continue;
@@ -1291,7 +1415,8 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 			continue;
 		}
 		where = xasprintf("%s:%d", path, p.secs[i].line);
-		if ((other = conf_job(c, p.secs[i].name)) != NULL ||
+		if ((other = conf_memo_get(&L->ids, p.secs[i].name,
+		    &found)) != NULL ||
 		    (k = conf_list_find(c->bad_ids, c->nbad_ids,
 		    p.secs[i].name)) != -1) {
 			conf_causes_add(causes, "%s: [%s]: duplicate job id "
@@ -1305,7 +1430,8 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 			free(where);
 			continue;
 		}
-		if ((d = conf_job_build(c, path, &p.secs[i], causes)) == NULL) {
+		if ((d = conf_job_build(c, L, path, &p.secs[i],
+		    causes)) == NULL) {
 			conf_list_add(&c->bad_ids, &c->nbad_ids,
 			    p.secs[i].name);
 			c->bad_where = xreallocarray(c->bad_where, c->nbad_ids,
@@ -1313,7 +1439,13 @@ conf_load_job_file(struct conf *c, const char *path, int strict,
 			c->bad_where[c->nbad_ids - 1] = where;
 		} else {
 			d->where = where;
-			conf_job_insert(c, d);
+			conf_memo_put(&L->ids, d->id, d);
+			if (c->njobs == L->jobs_cap) {
+				L->jobs_cap = L->jobs_cap ? 2 * L->jobs_cap : 64;
+				c->jobs = xreallocarray(c->jobs, L->jobs_cap,
+				    sizeof *c->jobs);
+			}
+			c->jobs[c->njobs++] = d;
 		}
 	}
 out:
@@ -1329,6 +1461,14 @@ conf_strcmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Compare jobs by id for qsort. */
+static int
+conf_job_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct job_def *const *)a)->id,
+	    (*(struct job_def *const *)b)->id);
+}
+
 /* Whether name ends in ".job" (and has something before it). */
 static int
 conf_is_job_name(const char *name)
@@ -1342,6 +1482,7 @@ conf_is_job_name(const char *name)
 static void
 conf_load_jobs_dir(struct conf *c, int strict, struct conf_causes *causes)
 {
+	struct conf_loading L;
 	DIR		 *dir;
 	struct dirent	 *de;
 	char		**names = NULL, *path;
@@ -1369,11 +1510,20 @@ conf_load_jobs_dir(struct conf *c, int strict, struct conf_causes *causes)
 	if (c->nignored > 0)
 		qsort(c->ignored, c->nignored, sizeof *c->ignored,
 		    conf_strcmp);
+	memset(&L, 0, sizeof L);
+	L.creds.free_value = conf_cred_free;
+	L.execs.free_value = free;
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", c->jobs_dir, names[i]);
-		conf_load_job_file(c, path, strict, causes);
+		conf_load_job_file(c, &L, path, strict, causes);
 		free(path);
 	}
+	/* Ids are unique (the memo saw to it): sorted once, for conf_job. */
+	if (c->njobs > 1)
+		qsort(c->jobs, c->njobs, sizeof *c->jobs, conf_job_cmp);
+	conf_memo_free(&L.ids);
+	conf_memo_free(&L.creds);
+	conf_memo_free(&L.execs);
 	conf_list_free(names, n);
 }
 
