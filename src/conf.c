@@ -120,6 +120,7 @@ struct conf_loading {
 	struct conf_memo	 creds;		/* user NL group -> conf_cred */
 	struct conf_memo	 execs;		/* program -> why unsafe */
 	size_t			 jobs_cap;	/* of c->jobs */
+	long			 arg_max;	/* sysconf: a getrlimit each */
 };
 
 /* A remembered priv_lookup. */
@@ -1276,7 +1277,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	 */
 	if (bad == 0 && d->command != NULL) {
 		size_t	total = strlen(d->command) + sizeof "/bin/sh -c";
-		long	max = sysconf(_SC_ARG_MAX);
+		long	max = L->arg_max;
 
 		for (i = 0; i < env.n; i++)
 			total += strlen(env.v[i]) + 1 + sizeof(char *);
@@ -1511,6 +1512,7 @@ conf_load_jobs_dir(struct conf *c, int strict, struct conf_causes *causes)
 		qsort(c->ignored, c->nignored, sizeof *c->ignored,
 		    conf_strcmp);
 	memset(&L, 0, sizeof L);
+	L.arg_max = sysconf(_SC_ARG_MAX);
 	L.creds.free_value = conf_cred_free;
 	L.execs.free_value = free;
 	for (i = 0; i < n; i++) {
