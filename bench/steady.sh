@@ -1,0 +1,281 @@
+#!/bin/sh
+# Steady-state benchmark (issue 8): JOBS jobs, each due once every
+# PERIOD_MIN minutes, spread evenly over the seconds of the period, so that
+# some are due every second (about 17 a second at 10,000 jobs and 10 min).
+# Each runs /bin/sh -c 'stamp FILE $TICKD_RUN_ID': stamp appends the run
+# id (job@instant) and its own start (CLOCK_REALTIME, ns).  After a
+# warm-up of WARMUP seconds from READY=1, for DURATION seconds: lateness
+# (start - scheduled instant) p50/p99/max of the instances due in the
+# window, the daemon's CPU (utime+stime of /proc/PID/stat) and CPU per
+# run, its RSS, and its context switches (all threads, /proc/PID/task/*).
+# Usage: sh bench/steady.sh; env B, TICKD, JOBS (10000), PERIOD_MIN (10, a
+# divisor of 60), PER_FILE (100), DURATION (180), WARMUP (20),
+# READY_TIMEOUT (300), FLOOR_REPEAT (20).
+set -eu
+B=${B:-build}
+JOBS=${JOBS:-10000}
+PERIOD_MIN=${PERIOD_MIN:-10}
+PER_FILE=${PER_FILE:-100}
+DURATION=${DURATION:-180}
+WARMUP=${WARMUP:-20}
+READY_TIMEOUT=${READY_TIMEOUT:-300}
+TICKD=${TICKD:-$PWD/$B/tickd}
+FLOOR_REPEAT=${FLOOR_REPEAT:-20}
+stamp=$PWD/$B/bench/stamp
+forkloop=$PWD/$B/bench/forkloop
+case $PERIOD_MIN in
+1|2|3|4|5|6|10|12|15|20|30|60) ;;
+*) echo "PERIOD_MIN must divide 60" >&2; exit 2 ;;
+esac
+[ -x "$TICKD" ] && [ -x "$stamp" ] && [ -x "$forkloop" ] || {
+	echo "build first: make all $B/bench/stamp $B/bench/forkloop" >&2; exit 2; }
+
+work=$(mktemp -d)
+pid='' listener=''
+cleanup() {
+	for p in $pid $listener; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The helpers: a sd_notify listener, /proc samples, the statistics.
+cat > "$work/h.py" <<'PY'
+import glob, os, socket, sys, time
+from datetime import datetime, timezone
+
+def listen(path, out):
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+	s.bind(path)
+	with open(out, "a", buffering=1) as f:
+		while True:
+			m = s.recv(65536).decode(errors="replace")
+			for line in m.split("\n"):
+				f.write("%.6f %s\n" % (time.time(), line))
+
+def sample(pid, at=None):
+	# "time cpu_ticks cpu_ns vcsw nvcsw rss_kb" for the whole process,
+	# at the instant at if given.
+	if at is not None:
+		sleep_until(at)
+	t = time.time()
+	st = open("/proc/%s/stat" % pid).read()
+	f = st[st.rindex(")") + 2:].split()
+	ticks = int(f[11]) + int(f[12])	# utime, stime (fields 14, 15)
+	v = nv = ns = 0
+	for task in glob.glob("/proc/%s/task/*" % pid):
+		try:
+			for line in open(task + "/status"):
+				if line.startswith("voluntary_ctxt_switches"):
+					v += int(line.split()[1])
+				elif line.startswith("nonvoluntary_ctxt_switches"):
+					nv += int(line.split()[1])
+			ns += int(open(task + "/schedstat").read().split()[0])
+		except OSError:
+			pass
+	rss = 0
+	for line in open("/proc/%s/status" % pid):
+		if line.startswith("VmRSS:"):
+			rss = int(line.split()[1])
+	print("%.6f %d %d %d %d %d" % (t, ticks, ns, v, nv, rss))
+
+def sleep_until(t):
+	d = float(t) - time.time()
+	if d > 0:
+		time.sleep(d)
+
+def expected(jobs, period, t0, t1):
+	# Instances due in [t0, t1): job i fires when t mod period == off(i).
+	jobs, period, t0, t1 = int(jobs), int(period), int(t0), int(t1)
+	offs = {}
+	for i in range(jobs):
+		o = i * period // jobs
+		offs[o] = offs.get(o, 0) + 1
+	print(sum(offs.get(t % period, 0) for t in range(t0, t1)))
+
+def stamps(path, t0, t1):
+	# {run_id: lateness_ms} for the stamps of instants in [t0, t1); each
+	# line is "JOB@INSTANT START_NS" (the tag is $TICKD_RUN_ID).
+	t0, t1 = int(t0), int(t1)
+	r = {}
+	try:
+		lines = open(path).read().split("\n")
+	except OSError:
+		return r
+	for l in lines:
+		p = l.split()
+		if len(p) != 2 or "@" not in p[0]:
+			continue
+		at = int(datetime.strptime(p[0].split("@")[1], "%Y-%m-%dT%H:%M:%SZ")
+		    .replace(tzinfo=timezone.utc).timestamp())
+		if t0 <= at < t1:
+			r[p[0]] = (int(p[1]), (int(p[1]) - at * 10**9) / 1e6)
+	return r
+
+def count(path, t0, t1):
+	print(len(stamps(path, t0, t1)))
+
+def forks(db, t0, t1):
+	# {run_id: (started_at_ms, lateness_ms)}: what tickd recorded when it
+	# forked (attempts.started_at is read just before the clone).
+	import sqlite3
+	c = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
+	q = ("SELECT r.run_id, a.started_at, a.lateness_ms FROM runs r "
+	    "JOIN attempts a ON a.run = r.id WHERE a.attempt = 1 AND "
+	    "r.origin = 'schedule' AND r.scheduled_at >= ? AND r.scheduled_at < ?")
+	r = {k: (s, l) for k, s, l in c.execute(q, (int(t0), int(t1)))}
+	c.close()
+	return r
+
+def report(path, db, t0, t1, want, a, b, hz, ready, jobs, nfiles, floor, per):
+	t0, t1, want, hz = int(t0), int(t1), int(want), int(hz)
+	a = [float(x) for x in a.split()]
+	b = [float(x) for x in b.split()]
+	ready = [float(x) for x in ready.split()]
+	st = stamps(path, t0, t1)
+	fk = forks(db, t0, t1)
+	v = sorted(x[1] for x in st.values())
+	n = len(v)
+	# Per run: tickd's lateness at fork, and from fork to the stamp
+	# (clone, /bin/sh, exec of stamp).
+	f = sorted(float(x[1]) for x in fk.values() if x[1] is not None)
+	e = sorted((st[k][0] - fk[k][0] * 10**6) / 1e6 for k in st
+	    if k in fk and fk[k][0] is not None)
+	fl = []
+	for l in open(floor):
+		z, t = l.split()
+		fl.append((int(t) - int(z)) / 1e6)
+	fl.sort()
+	def q(v, p):
+		return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
+	def pct(v):
+		return "%8.2f %8.2f %8.2f" % (q(v, 0.5), q(v, 0.99),
+		    v[-1] if v else float("nan"))
+	el = b[0] - a[0]
+	cpu = (b[1] - a[1]) / hz
+	cpu_ns = (b[2] - a[2]) / 1e9
+	rows = [
+	    ("jobs", "%d in %d files" % (int(jobs), int(nfiles))),
+	    ("startup to READY=1", "%.2f s" % ready[0]),
+	    ("window", "%d s (%.1f s measured)" % (t1 - t0, el)),
+	    ("runs in window", "%d stamped, %d forked, of %d due (%.1f/s)"
+		% (n, len(fk), want, n / (t1 - t0))),
+	    ("lateness, ms", "%8s %8s %8s" % ("p50", "p99", "max")),
+	    ("  instant to stamp", pct(v)),
+	    ("  instant to fork (tickd)", pct(f)),
+	    ("  fork to stamp", pct(e)),
+	    ("  floor: %s spawned at once" % per, pct(fl)),
+	    ("daemon CPU (utime+stime)", "%.2f s (%.1f%% of one core)"
+		% (cpu, 100 * cpu / el)),
+	    ("daemon CPU (schedstat)", "%.3f s" % cpu_ns),
+	    ("CPU per run", "%.0f us (schedstat %.0f us)"
+		% (1e6 * cpu / max(n, 1), 1e6 * cpu_ns / max(n, 1))),
+	    ("RSS at READY/start/end", "%d / %d / %d KiB"
+		% (ready[1], a[5], b[5])),
+	    ("voluntary ctx switches", "%.1f/s (%.1f per run)"
+		% ((b[3] - a[3]) / el, (b[3] - a[3]) / max(n, 1))),
+	    ("nonvoluntary ctx switches", "%.1f/s" % ((b[4] - a[4]) / el)),
+	]
+	w = max(len(k) for k, _ in rows)
+	for k, x in rows:
+		print("%-*s  %s" % (w, k, x))
+	ok = n == want and n > 0 and q(v, 0.99) < 10
+	print("target: lateness p99 under 10 ms: %s (the floor's p99 here: %.1f ms)"
+	    % ("met" if ok else "not met" if n == want else
+	    "not met (runs missing)", q(fl, 0.99)))
+
+getattr(sys.modules[__name__], sys.argv[1])(*sys.argv[2:])
+PY
+h() { python3 "$work/h.py" "$@"; }
+
+# The jobs: job i at second offset i*P/JOBS of each period of P seconds,
+# "S M/PERIOD_MIN * * * *" (seconds first), PER_FILE jobs a file.
+mkdir -p "$work/jobs.d" "$work/state"
+cat > "$work/tickd.conf" <<CONF
+[daemon]
+jobs_dir = jobs.d
+state = state/tickd.db
+control = state/tickd.sock
+timezone = UTC
+max_running = 100000
+log_level = warning
+CONF
+awk -v n="$JOBS" -v pm="$PERIOD_MIN" -v per="$PER_FILE" -v d="$work/jobs.d" \
+    -v cmd="$stamp $work/stamps \$TICKD_RUN_ID" 'BEGIN {
+	p = pm * 60
+	for (i = 0; i < n; i++) {
+		o = int(i * p / n)
+		f = sprintf("%s/s%05d.job", d, int(i / per))
+		printf "[j%06d]\nschedule = %d %d/%d * * * *\ncommand = %s\n\n", \
+		    i, o % 60, int(o / 60), pm, cmd > f
+		if ((i + 1) % per == 0) close(f)
+	} }'
+nfiles=$(ls "$work/jobs.d" | wc -l)
+
+python3 "$work/h.py" listen "$work/notify.sock" "$work/notify.out" &
+listener=$!
+i=0
+until [ -S "$work/notify.sock" ]; do
+	i=$((i + 1)); [ $i -gt 200 ] && { echo "no listener" >&2; exit 1; }
+	sleep 0.05
+done
+
+t_start=$(date +%s.%N)
+NOTIFY_SOCKET=$work/notify.sock "$TICKD" -c "$work/tickd.conf" \
+    --log-target=stderr 2>"$work/log" &
+pid=$!
+deadline=$(( $(date +%s) + READY_TIMEOUT ))
+until grep -q ' READY=1$' "$work/notify.out" 2>/dev/null; do
+	kill -0 "$pid" 2>/dev/null || { echo "tickd exited:" >&2;
+		tail -5 "$work/log" >&2; exit 1; }
+	[ "$(date +%s)" -lt "$deadline" ] || { echo "not ready after" \
+		"$READY_TIMEOUT s" >&2; exit 1; }
+	sleep 0.1
+done
+t_ready=$(grep ' READY=1$' "$work/notify.out" | head -n 1 | cut -d' ' -f1)
+rss_ready=$(h sample "$pid" | cut -d' ' -f6)
+ready="$(python3 -c "print($t_ready - $t_start)") $rss_ready"
+
+# The window: whole seconds, from WARMUP s after READY=1.
+t0=$(python3 -c "import math; print(math.ceil($t_ready + $WARMUP))")
+t1=$((t0 + DURATION))
+a=$(h sample "$pid" "$t0")
+b=$(h sample "$pid" "$t1")
+
+# Wait for the stamps of every instance due in the window (the last ones
+# may still be starting), at most 30 s.
+want=$(h expected "$JOBS" $((PERIOD_MIN * 60)) "$t0" "$t1")
+deadline=$(( $(date +%s) + 30 ))
+while [ "$(h count "$work/stamps" "$t0" "$t1")" -lt "$want" ] &&
+    [ "$(date +%s)" -lt "$deadline" ]; do
+	sleep 0.2
+done
+
+kill "$pid"; wait "$pid" || true; pid=
+
+# The floor: the same programs due at one instant, started by posix_spawn
+# (tickd uses clone(CLONE_VM|CLONE_VFORK)) with no scheduler, once a second
+# (as in the window) FLOOR_REPEAT times; each from the start of its loop.
+per=$(( (JOBS + PERIOD_MIN * 60 - 1) / (PERIOD_MIN * 60) ))
+r=0
+while [ "$r" -lt "$FLOOR_REPEAT" ]; do
+	h sleep_until "$(( $(date +%s) + 1 ))"
+	t=$("$forkloop" -s "$per" /bin/sh -c "$stamp $work/floor$r")
+	sed "s/^/$t /" "$work/floor$r" >> "$work/floor"
+	r=$((r + 1))
+done
+
+h report "$work/stamps" "$work/state/tickd.db" "$t0" "$t1" "$want" "$a" \
+    "$b" "$(getconf CLK_TCK)" "$ready" "$JOBS" "$nfiles" "$work/floor" "$per"
+echo "(steady state: $JOBS jobs, each every $PERIOD_MIN min, spread evenly," \
+    "up to $per due at each second; lateness = the job's own start -" \
+    "its instant; floor: $FLOOR_REPEAT x $per posix_spawns at once;" \
+    "CPU and switches: the daemon alone, not its jobs)"
+if [ -s "$work/log" ]; then
+	echo "daemon log: $(wc -l < "$work/log") lines at warning or above;" \
+	    "the first:" >&2
+	head -n 3 "$work/log" >&2
+fi
