@@ -65,6 +65,17 @@
 #define RUNNER_STACK	(256 * 1024)	/* the clone child's stack */
 #define RUNNER_GUARD	4096		/* its guard page */
 
+/*
+ * AddressSanitizer keeps a shadow of each thread's stack and cannot follow
+ * a child running on a stack of its own in the daemon's memory (it
+ * reports overflows there): its builds always fork.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define RUNNER_ASAN	1
+#else
+#define RUNNER_ASAN	0
+#endif
+
 static struct ev_loop	*runner_loop;
 static runner_cb	 runner_started;
 static runner_cb	 runner_done;
@@ -461,14 +472,14 @@ runner_child(void *arg)
  * its own stack.  Entering the working directory is the one step of the
  * child that could block (a hung network file system), so a directory
  * not known to be local gets fork, as does everything when no stack can
- * be had.
+ * be had (and under AddressSanitizer).
  */
 static pid_t
 runner_clone(struct child_spec *cs)
 {
 	pid_t pid;
 
-	if (runner_stack == NULL) {
+	if (runner_stack == NULL && !RUNNER_ASAN) {
 		runner_stack = mmap(NULL, RUNNER_STACK, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 		if (runner_stack == MAP_FAILED)
@@ -476,13 +487,12 @@ runner_clone(struct child_spec *cs)
 		else	/* a guard page below it */
 			(void)mprotect(runner_stack, RUNNER_GUARD, PROT_NONE);
 	}
-	if (runner_stack != NULL) {
-		if (cs->workdir == NULL || runner_dir_local(cs->workdir))
-			return clone(runner_child, runner_stack + RUNNER_STACK,
-			    CLONE_VM | CLONE_VFORK | SIGCHLD, cs);
+	if (cs->workdir != NULL && !runner_dir_local(cs->workdir))
 		log_debug("%s is not known to be on a local file system: "
 		    "fork", cs->workdir);
-	}
+	else if (runner_stack != NULL)
+		return clone(runner_child, runner_stack + RUNNER_STACK,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, cs);
 	if ((pid = fork()) == 0)
 		child_exec(cs);
 	return pid;
