@@ -5,7 +5,9 @@
 #   make check           every test; ends with "N passed, N failed"
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make fuzz            build the libFuzzer targets (clang)
-#   make bench           benchmarks, figures on stdout
+#   make deps-bench      what the benchmarks need beyond make deps (cron)
+#   make bench           every benchmark in turn, figures on stdout (each
+#                        script's sizes from the environment: bench/*.sh)
 #   make install         honours PREFIX, DESTDIR, SYSCONFDIR
 
 VERSION		= 0.1.0
@@ -144,6 +146,15 @@ $(B)/bench/%: $(B)/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) -lm
 
+# bench_store drives the store module as the daemon does: the daemon
+# library and SQLite (without -DBENCH_STORE_FULL it is a stub).  Its
+# object depends on this file: the flag is not in the .d files.
+$(B)/bench/bench_store.o: CPPFLAGS += -DBENCH_STORE_FULL
+$(B)/bench/bench_store.o: Makefile
+$(B)/bench/bench_store: $(B)/bench/bench_store.o $(DLIB) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(DLIB) $(LIB) $(LIBS)
+
 # --- dependencies -----------------------------------------------------------
 
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
@@ -156,6 +167,38 @@ deps:
 # What make check-long needs beyond make deps (the valgrind soak).
 deps-long:
 	@sh tests/deps.sh valgrind
+
+# What the benches need beyond make deps: Debian's cron for bench/cron.sh
+# (which starts its own `cron -f`), python3.  Installing cron must not
+# start it as a service: a policy-rc.d that answers 101 (forbidden) is
+# required, and put in place for the install if there is none.  A cron
+# process that appears during the install is reported, not killed.
+BENCH_PKGS	= cron python3
+
+.PHONY: deps-bench
+deps-bench:
+	@set -e; sudo=; [ "$$(id -u)" -ne 0 ] && sudo=sudo; \
+	pol=/usr/sbin/policy-rc.d; made=; \
+	crons() { grep -lx cron /proc/[0-9]*/comm 2>/dev/null | \
+	    sed 's|^/proc/||; s|/comm$$||'; }; \
+	before=$$(crons | tr '\n' ' '); \
+	if [ -e $$pol ]; then \
+	    rc=0; $$pol cron start >/dev/null 2>&1 || rc=$$?; \
+	    [ $$rc -eq 101 ] || { echo "deps-bench: $$pol allows starting" \
+	        "services (exit $$rc, not 101): not installing cron" >&2; \
+	        exit 1; }; \
+	else \
+	    made=1; trap '$$sudo rm -f $$pol' EXIT; \
+	    printf '#!/bin/sh\nexit 101\n' | $$sudo tee $$pol >/dev/null; \
+	    $$sudo chmod 0755 $$pol; \
+	fi; \
+	sh tests/deps.sh $(BENCH_PKGS); \
+	for p in $$(crons); do case " $$before " in *" $$p "*) ;; \
+	    *) echo "deps-bench: WARNING: a cron process appeared during" \
+	        "the install: pid $$p ($$(tr '\0' ' ' < /proc/$$p/cmdline))." \
+	        "bench/cron.sh refuses to run while it does." >&2 ;; \
+	    esac; done; \
+	[ -z "$$made" ] || echo "deps-bench: used a temporary $$pol (removed)"
 
 # --- tests ------------------------------------------------------------------
 
@@ -316,10 +359,17 @@ fuzz-replay: fuzz-replay-bins
 
 $(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 
-# bench_* programs print their own tables; burst.sh runs the daemon.
+# Each prints its own table; the scripts take their sizes from the
+# environment (see each one's header and bench/README.md), e.g.
+# make bench REPEAT=1 JOBS=1000.  store.sh runs bench_store itself.
+BENCH_SCRIPTS	= burst steady idle scale store
+
 bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop
-	@for b in $(BENCH_BINS); do $$b || exit 1; done
-	@B=$(B) sh bench/burst.sh
+	@echo "=== bench_next"; $(B)/bench/bench_next
+	@for s in $(BENCH_SCRIPTS); do \
+	    echo; echo "=== bench/$$s.sh"; \
+	    B=$(B) sh bench/$$s.sh || exit 1; \
+	done
 
 # --- running and installing -------------------------------------------------
 

@@ -31,10 +31,9 @@
  * past: a daemon started on the result does not find its own instants
  * taken; bench/store.sh uses it to start tickd on a full history).
  *
- * It needs libtickd-daemon.a and SQLite, which the Makefile's bench rule
- * does not link ($(LIB) -lm only): bench/store.sh compiles it with
- * -DBENCH_STORE_FULL and those libraries.  Built by `make bench` without
- * that, it only says so and exits 0.
+ * It needs libtickd-daemon.a and SQLite: the Makefile builds it with
+ * -DBENCH_STORE_FULL and those libraries.  Built without that flag (as
+ * the generic bench rule would), it only says so and exits 0.
  */
 #include <stdio.h>
 

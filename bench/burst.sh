@@ -2,48 +2,37 @@
 # Burst dispatch benchmark: N jobs due in the same second, each running a
 # trivial program (stamp) that records its own start, against the physical
 # floor: a loop that only fork+execs (and posix_spawns) the same program
-# N times.  Lateness = start stamp - scheduled instant (tickd) or - loop
-# start (floor).  Figures are medians over REPEAT runs; compare ratios, the
-# machine is shared.  Usage: sh bench/burst.sh [N...]; env B, REPEAT,
-# TICKD (another tickd binary, to compare builds in one run), ROWS (which
-# of "tickd fork+exec posix_spawn" to run).
+# N times, and against Debian's cron (bench/cron.sh N, the same stamp, due
+# in the same minute).  Lateness = start stamp - scheduled instant (tickd,
+# cron) or - loop start (floor).  Figures are medians over REPEAT runs;
+# compare ratios, the machine is shared.  Usage: sh bench/burst.sh [N...];
+# env B, REPEAT, TICKD (another tickd binary, to compare builds in one
+# run), ROWS (which of "tickd fork+exec posix_spawn cron" to run; cron by
+# default only as root with /usr/sbin/cron (make deps-bench): it takes a
+# minute or more per run), CRON (cron's binary, for cron.sh).
 set -eu
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 REPEAT=${REPEAT:-3}
 sizes=${*:-10 100 1000}
-rows=${ROWS:-tickd fork+exec posix_spawn}
+if [ "$(id -u)" -eq 0 ] && [ -x "${CRON:-/usr/sbin/cron}" ]; then
+	rows=${ROWS:-tickd fork+exec posix_spawn cron}
+else
+	rows=${ROWS:-tickd fork+exec posix_spawn}
+fi
 tickd=${TICKD:-$PWD/$B/tickd}
 stamp=$PWD/$B/bench/stamp
 forkloop=$PWD/$B/bench/forkloop
+cron_sh=$(dirname "$0")/cron.sh
 work=$(mktemp -d)
-trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 pid=
+trap 'kill_wait "$pid"; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
-# stats FILE ZERO_NS: "p50 p99 max first" in ms from the stamps in FILE.
-stats() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-z = int(sys.argv[2])
-v = sorted((int(l) - z) / 1e6 for l in open(sys.argv[1]) if l.strip())
-q = lambda p: v[min(len(v) - 1, int(p * len(v)))]
-print("%.1f %.1f %.1f %.1f %d" % (q(0.5), q(0.99), v[-1], v[0], len(v)))
-PY
-}
-
-# median of the values on stdin, one per line
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
-run_tickd() {	# n -> "p50 p99 max first count cpu_ms spawn_ms"
+run_tickd() {	# n -> "p50 p99 max first last count cpu_ms spawn_ms"
 	n=$1 d=$work/t$n
-	rm -rf "$d"; mkdir -p "$d/jobs.d"
-	cat > "$d/tickd.conf" <<CONF
-[daemon]
-jobs_dir = jobs.d
-state = state/tickd.db
-timezone = UTC
-max_running = 100000
-log_level = warning
-CONF
+	rm -rf "$d"
+	write_conf "$d" 'max_running = 100000' 'log_level = warning'
 	at=$(( $(date +%s) + 3 ))
 	spec=$(date -u -d "@$at" '+%-S %-M %-H')
 	awk -v n="$n" -v spec="$spec" -v cmd="$stamp $d/stamps" 'BEGIN {
@@ -52,12 +41,8 @@ CONF
 			    i, spec, cmd }' > "$d/jobs.d/burst.job"
 	"$tickd" -c "$d/tickd.conf" --log-target=stderr 2>"$d/log" &
 	pid=$!
-	i=0
-	while [ "$(cat "$d/stamps" 2>/dev/null | wc -l)" -lt "$n" ]; do
-		i=$((i + 1))
-		[ $i -gt 1200 ] && { echo "timeout: $(cat "$d/log" | tail -3)" >&2; exit 1; }
-		sleep 0.05
-	done
+	poll 60 0.05 '[ "$(cat "$d/stamps" 2>/dev/null | wc -l)" -ge "$n" ]' \
+	    "$pid" || { echo "timeout: $(tail -3 "$d/log")" >&2; exit 1; }
 	# The daemon's own CPU time (its children's is not in these fields).
 	cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) * 1000 / hz }' \
 	    "/proc/$pid/stat")
@@ -65,10 +50,10 @@ CONF
 	# When tickd itself says the first process started (its clone or
 	# fork returned), after the claim was committed.
 	spawn=$(sqlite3 "$d/state/tickd.db" "SELECT min(lateness_ms) FROM attempts")
-	echo "$(stats "$d/stamps" "$((at * 1000000000))") $cpu $spawn"
+	echo "$(lat_stats "$d/stamps" "$((at * 1000000000))") $cpu $spawn"
 }
 
-run_floor() {	# n mode -> "p50 p99 max first count - -"
+run_floor() {	# n mode -> "p50 p99 max first last count - -"
 	n=$1 mode=$2 f=$work/floor$n$mode
 	rm -f "$f"
 	if [ "$mode" = spawn ]; then
@@ -76,12 +61,30 @@ run_floor() {	# n mode -> "p50 p99 max first count - -"
 	else
 		t0=$("$forkloop" "$n" /bin/sh -c "$stamp $f")
 	fi
-	echo "$(stats "$f" "$t0") - -"
+	echo "$(lat_stats "$f" "$t0") - -"
+}
+
+run_cron() {	# n -> "p50 p99 max first last count - -" (cron.sh N)
+	if line=$(B=$B sh "$cron_sh" "$1"); then
+		echo "$line - -"
+	else
+		echo "burst.sh: cron.sh $1 failed" >&2
+		echo "- - - - - 0 - -"
+	fi
+}
+
+# ratio A B: A/B to two places, "-" unless both are numbers and B > 0.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "-"
+		else printf "%.2f\n", a / b }'
 }
 
 printf '%-6s %-14s %9s %9s %9s %9s %9s %9s\n' N what p50_ms p99_ms max_ms \
     first_ms spawn_ms cpu_ms
+: > "$work/ratios"
 for n in $sizes; do
+	p99_tickd=- p99_fork=- p99_cron=-
 	for what in $rows; do
 		: > "$work/res"
 		r=0
@@ -90,17 +93,33 @@ for n in $sizes; do
 			tickd)		run_tickd "$n" >> "$work/res" ;;
 			fork+exec)	run_floor "$n" fork >> "$work/res" ;;
 			posix_spawn)	run_floor "$n" spawn >> "$work/res" ;;
+			cron)		run_cron "$n" >> "$work/res" ;;
+			*)		echo "burst.sh: unknown row $what" >&2
+					exit 2 ;;
 			esac
 			r=$((r + 1))
 		done
-		p50=$(cut -d' ' -f1 "$work/res" | median)
-		p99=$(cut -d' ' -f2 "$work/res" | median)
-		max=$(cut -d' ' -f3 "$work/res" | median)
-		first=$(cut -d' ' -f4 "$work/res" | median)
-		cpu=$(cut -d' ' -f6 "$work/res" | median)
-		spawn=$(cut -d' ' -f7 "$work/res" | median)
+		p50=$(col_median "$work/res" 1)
+		p99=$(col_median "$work/res" 2)
+		max=$(col_median "$work/res" 3)
+		first=$(col_median "$work/res" 4)
+		cpu=$(col_median "$work/res" 7)
+		spawn=$(col_median "$work/res" 8)
 		printf '%-6s %-14s %9s %9s %9s %9s %9s %9s\n' "$n" "$what" "$p50" \
 		    "$p99" "$max" "$first" "$spawn" "$cpu"
+		case $what in
+		tickd)		p99_tickd=$p99 ;;
+		fork+exec)	p99_fork=$p99 ;;
+		cron)		p99_cron=$p99 ;;
+		esac
 	done
+	line=
+	[ "$p99_fork" = - ] ||
+	    line="tickd/fork+exec $(ratio "$p99_tickd" "$p99_fork")"
+	[ "$p99_cron" = - ] ||
+	    line="${line:+$line, }tickd/cron $(ratio "$p99_tickd" "$p99_cron")"
+	[ -z "$line" ] || [ "$p99_tickd" = - ] ||
+	    echo "N=$n: p99 $line" >> "$work/ratios"
 done
+cat "$work/ratios"
 echo "(median of $REPEAT runs; each program run through /bin/sh -c as tickd does)"

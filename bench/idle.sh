@@ -13,6 +13,7 @@
 # Usage: sh bench/idle.sh; env B, TICKD, SMALL (1000), LARGE (100000),
 # PER_FILE (100), IDLE_SECONDS (300), READY_TIMEOUT (900).
 set -eu
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 SMALL=${SMALL:-1000}
 LARGE=${LARGE:-100000}
@@ -25,59 +26,16 @@ TICKD=${TICKD:-$PWD/$B/tickd}
 work=$(mktemp -d)
 pids=
 cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	# shellcheck disable=SC2086
+	kill_wait $pids
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The report (the sd_notify listener and the /proc samples are lib.sh's).
 cat > "$work/h.py" <<'PY'
-import glob, socket, sys, time
-
-def listen(path, out):
-	s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-	s.bind(path)
-	with open(out, "a", buffering=1) as f:
-		while True:
-			m = s.recv(65536).decode(errors="replace")
-			for line in m.split("\n"):
-				f.write("%.6f %s\n" % (time.time(), line))
-
-def sleep_until(t):
-	d = float(t) - time.time()
-	if d > 0:
-		time.sleep(d)
-
-def one(pid):
-	t = time.time()
-	st = open("/proc/%s/stat" % pid).read()
-	f = st[st.rindex(")") + 2:].split()
-	ticks = int(f[11]) + int(f[12])	# utime, stime (fields 14, 15)
-	v = nv = ns = 0
-	for task in glob.glob("/proc/%s/task/*" % pid):
-		try:
-			for line in open(task + "/status"):
-				if line.startswith("voluntary_ctxt_switches"):
-					v += int(line.split()[1])
-				elif line.startswith("nonvoluntary_ctxt_switches"):
-					nv += int(line.split()[1])
-			ns += int(open(task + "/schedstat").read().split()[0])
-		except OSError:
-			pass
-	rss = 0
-	for line in open("/proc/%s/status" % pid):
-		if line.startswith("VmRSS:"):
-			rss = int(line.split()[1])
-	return "%.6f %d %d %d %d %d" % (t, ticks, ns, v, nv, rss)
-
-def sample(at, *pids):
-	# One line per pid: "time cpu_ticks cpu_ns vcsw nvcsw rss_kb".
-	sleep_until(at)
-	for p in pids:
-		print(one(p))
+import sys
 
 def report(hz, *rows):
 	# rows: "name jobs startup_s" "sample_a" "sample_b", per daemon
@@ -117,16 +75,7 @@ h() { python3 "$work/h.py" "$@"; }
 hour=$(date -u -d "@$(( $(date +%s) + 12 * 3600 ))" +%-H)
 setup() {
 	d=$work/$1
-	mkdir -p "$d/jobs.d" "$d/state"
-	cat > "$d/tickd.conf" <<CONF
-[daemon]
-jobs_dir = jobs.d
-state = state/tickd.db
-control = state/tickd.sock
-timezone = UTC
-max_running = 100000
-log_level = warning
-CONF
+	write_conf "$d" 'max_running = 100000' 'log_level = warning'
 	awk -v n="$2" -v per="$PER_FILE" -v d="$d/jobs.d" -v hr="$hour" 'BEGIN {
 		for (i = 0; i < n; i++) {
 			f = sprintf("%s/i%05d.job", d, int(i / per))
@@ -139,28 +88,23 @@ CONF
 # start NAME: launch, wait for READY=1; sets pid, prints the startup time.
 start() {
 	d=$work/$1
-	python3 "$work/h.py" listen "$d/notify.sock" "$d/notify.out" &
-	pids="$pids $!"
-	i=0
-	until [ -S "$d/notify.sock" ]; do
-		i=$((i + 1)); [ $i -gt 200 ] && { echo "no listener" >&2; exit 1; }
-		sleep 0.05
-	done
-	t_start=$(date +%s.%N)
+	notify_start "$d/notify.sock" "$d/notify.out"
+	pids="$pids $notify_pid"
+	t_start=$(date +%s%N)
 	NOTIFY_SOCKET=$d/notify.sock "$TICKD" -c "$d/tickd.conf" \
 	    --log-target=stderr 2>"$d/log" &
 	pid=$!
 	pids="$pids $pid"
-	deadline=$(( $(date +%s) + READY_TIMEOUT ))
-	until grep -q ' READY=1$' "$d/notify.out" 2>/dev/null; do
-		kill -0 "$pid" 2>/dev/null || { echo "tickd $1 exited:" >&2;
-			tail -5 "$d/log" >&2; exit 1; }
-		[ "$(date +%s)" -lt "$deadline" ] || { echo "$1: not ready" \
-			"after $READY_TIMEOUT s" >&2; exit 1; }
-		sleep 0.2
-	done
+	rc=0
+	poll "$READY_TIMEOUT" 0.2 \
+	    'grep -q " READY=1$" "$d/notify.out" 2>/dev/null' "$pid" || rc=$?
+	case $rc in
+	0) ;;
+	2) echo "tickd $1 exited:" >&2; tail -5 "$d/log" >&2; exit 1 ;;
+	*) echo "$1: not ready after $READY_TIMEOUT s" >&2; exit 1 ;;
+	esac
 	t_ready=$(grep ' READY=1$' "$d/notify.out" | head -n 1 | cut -d' ' -f1)
-	startup=$(python3 -c "print('%.3f' % ($t_ready - $t_start))")
+	startup=$(python3 -c "print('%.3f' % (($t_ready - $t_start) / 1e9))")
 }
 
 setup small "$SMALL"
@@ -170,8 +114,8 @@ start large; pid_l=$pid; up_l=$startup
 
 # A few seconds for anything that follows READY=1 to settle, then the window.
 t0=$(( $(date +%s) + 5 ))
-a=$(h sample "$t0" "$pid_s" "$pid_l")
-b=$(h sample "$((t0 + IDLE_SECONDS))" "$pid_s" "$pid_l")
+a=$(proc_sample "$t0" "$pid_s" "$pid_l")
+b=$(proc_sample "$((t0 + IDLE_SECONDS))" "$pid_s" "$pid_l")
 
 h report "$(getconf CLK_TCK)" \
     "small $SMALL $up_s" "$(echo "$a" | sed -n 1p)" "$(echo "$b" | sed -n 1p)" \

@@ -18,6 +18,7 @@
 # top of perf report, inclusive and self),
 # KEEP=1 (keep the work dir).
 set -eu
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 JOBS=${JOBS:-100000}
 FILES=${FILES:-1000}
@@ -30,12 +31,7 @@ TICKD=${TICKD:-$PWD/$B/tickd}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tickd-scale.XXXXXX")
 pid='' lpid='' ppid_perf=''
 cleanup() {
-	for p in $ppid_perf $pid $lpid; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in $ppid_perf $pid $lpid; do
-		wait "$p" 2>/dev/null || true
-	done
+	kill_wait "$ppid_perf" "$pid" "$lpid"
 	if [ "$KEEP" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -46,17 +42,9 @@ jobs=$work/jobs.d
 log=$work/tickd.log
 notes=$work/notify.log
 res=$work/results
-mkdir -p "$jobs" "$work/state"
+write_conf "$work" 'log_level = notice'
 : > "$log"
 : > "$res"
-cat > "$conf" <<CONF
-[daemon]
-jobs_dir = jobs.d
-state = state/tickd.db
-control = state/tickd.sock
-timezone = UTC
-log_level = notice
-CONF
 
 die() { echo "scale.sh: $*" >&2; tail -n 5 "$log" >&2; exit 1; }
 now_ns() { date +%s%N; }
@@ -146,34 +134,19 @@ gen() {
 
 # --- the notify listener and the daemon ---------------------------------------
 
-python3 - "$work/notify.sock" "$notes" "$work/listening" <<'PY' &
-import socket, sys, time
-sock, out, flag = sys.argv[1:4]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sock)
-f = open(out, "a", buffering=1)
-open(flag, "w").close()
-while True:
-    m = s.recv(65536)
-    t = time.time_ns()		# CLOCK_REALTIME, as date +%s%N
-    for line in m.decode(errors="replace").split("\n"):
-        if line:
-            f.write("%d %s\n" % (t, line))
-PY
-lpid=$!
+notify_start "$work/notify.sock" "$notes"
+lpid=$notify_pid
 
 # wait_for COND_CMD WHAT: poll until COND_CMD succeeds, within TIMEOUT.
 wait_for() {
-	_end=$(( $(date +%s) + TIMEOUT ))
-	until eval "$1"; do
-		[ "$(date +%s)" -lt "$_end" ] || die "timeout waiting for $2"
-		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-			die "tickd exited while waiting for $2"
-		fi
-		sleep 0.02
-	done
+	_rc=0
+	poll "$TIMEOUT" 0.02 "$1" "$pid" || _rc=$?
+	case $_rc in
+	0) ;;
+	2) die "tickd exited while waiting for $2" ;;
+	*) die "timeout waiting for $2" ;;
+	esac
 }
-wait_for '[ -e "$work/listening" ]' "the notify listener"
 
 count() { grep -c " $1\$" "$notes" || true; }
 # nth MSG N: the time (ns) of the Nth message MSG.

@@ -12,6 +12,7 @@
 # divisor of 60), PER_FILE (100), DURATION (180), WARMUP (20),
 # READY_TIMEOUT (300), FLOOR_REPEAT (20).
 set -eu
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 JOBS=${JOBS:-10000}
 PERIOD_MIN=${PERIOD_MIN:-10}
@@ -33,59 +34,17 @@ esac
 work=$(mktemp -d)
 pid='' listener=''
 cleanup() {
-	for p in $pid $listener; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	kill_wait "$pid" "$listener"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The helpers: a sd_notify listener, /proc samples, the statistics.
+# The helpers: the expected runs, the stamps, the statistics (the
+# sd_notify listener and the /proc samples are lib.sh's).
 cat > "$work/h.py" <<'PY'
-import glob, os, socket, sys, time
+import sys
 from datetime import datetime, timezone
-
-def listen(path, out):
-	s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-	s.bind(path)
-	with open(out, "a", buffering=1) as f:
-		while True:
-			m = s.recv(65536).decode(errors="replace")
-			for line in m.split("\n"):
-				f.write("%.6f %s\n" % (time.time(), line))
-
-def sample(pid, at=None):
-	# "time cpu_ticks cpu_ns vcsw nvcsw rss_kb" for the whole process,
-	# at the instant at if given.
-	if at is not None:
-		sleep_until(at)
-	t = time.time()
-	st = open("/proc/%s/stat" % pid).read()
-	f = st[st.rindex(")") + 2:].split()
-	ticks = int(f[11]) + int(f[12])	# utime, stime (fields 14, 15)
-	v = nv = ns = 0
-	for task in glob.glob("/proc/%s/task/*" % pid):
-		try:
-			for line in open(task + "/status"):
-				if line.startswith("voluntary_ctxt_switches"):
-					v += int(line.split()[1])
-				elif line.startswith("nonvoluntary_ctxt_switches"):
-					nv += int(line.split()[1])
-			ns += int(open(task + "/schedstat").read().split()[0])
-		except OSError:
-			pass
-	rss = 0
-	for line in open("/proc/%s/status" % pid):
-		if line.startswith("VmRSS:"):
-			rss = int(line.split()[1])
-	print("%.6f %d %d %d %d %d" % (t, ticks, ns, v, nv, rss))
-
-def sleep_until(t):
-	d = float(t) - time.time()
-	if d > 0:
-		time.sleep(d)
 
 def expected(jobs, period, t0, t1):
 	# Instances due in [t0, t1): job i fires when t mod period == off(i).
@@ -193,16 +152,7 @@ h() { python3 "$work/h.py" "$@"; }
 
 # The jobs: job i at second offset i*P/JOBS of each period of P seconds,
 # "S M/PERIOD_MIN * * * *" (seconds first), PER_FILE jobs a file.
-mkdir -p "$work/jobs.d" "$work/state"
-cat > "$work/tickd.conf" <<CONF
-[daemon]
-jobs_dir = jobs.d
-state = state/tickd.db
-control = state/tickd.sock
-timezone = UTC
-max_running = 100000
-log_level = warning
-CONF
+write_conf "$work" 'max_running = 100000' 'log_level = warning'
 awk -v n="$JOBS" -v pm="$PERIOD_MIN" -v per="$PER_FILE" -v d="$work/jobs.d" \
     -v cmd="$stamp $work/stamps \$TICKD_RUN_ID" 'BEGIN {
 	p = pm * 60
@@ -215,44 +165,35 @@ awk -v n="$JOBS" -v pm="$PERIOD_MIN" -v per="$PER_FILE" -v d="$work/jobs.d" \
 	} }'
 nfiles=$(ls "$work/jobs.d" | wc -l)
 
-python3 "$work/h.py" listen "$work/notify.sock" "$work/notify.out" &
-listener=$!
-i=0
-until [ -S "$work/notify.sock" ]; do
-	i=$((i + 1)); [ $i -gt 200 ] && { echo "no listener" >&2; exit 1; }
-	sleep 0.05
-done
+notify_start "$work/notify.sock" "$work/notify.out"
+listener=$notify_pid
 
-t_start=$(date +%s.%N)
+t_start=$(date +%s%N)
 NOTIFY_SOCKET=$work/notify.sock "$TICKD" -c "$work/tickd.conf" \
     --log-target=stderr 2>"$work/log" &
 pid=$!
-deadline=$(( $(date +%s) + READY_TIMEOUT ))
-until grep -q ' READY=1$' "$work/notify.out" 2>/dev/null; do
-	kill -0 "$pid" 2>/dev/null || { echo "tickd exited:" >&2;
-		tail -5 "$work/log" >&2; exit 1; }
-	[ "$(date +%s)" -lt "$deadline" ] || { echo "not ready after" \
-		"$READY_TIMEOUT s" >&2; exit 1; }
-	sleep 0.1
-done
+rc=0
+poll "$READY_TIMEOUT" 0.1 'grep -q " READY=1$" "$work/notify.out" 2>/dev/null' \
+    "$pid" || rc=$?
+case $rc in
+0) ;;
+2) echo "tickd exited:" >&2; tail -5 "$work/log" >&2; exit 1 ;;
+*) echo "not ready after $READY_TIMEOUT s" >&2; exit 1 ;;
+esac
 t_ready=$(grep ' READY=1$' "$work/notify.out" | head -n 1 | cut -d' ' -f1)
-rss_ready=$(h sample "$pid" | cut -d' ' -f6)
-ready="$(python3 -c "print($t_ready - $t_start)") $rss_ready"
+rss_ready=$(proc_sample 0 "$pid" | cut -d' ' -f6)
+ready="$(python3 -c "print(($t_ready - $t_start) / 1e9)") $rss_ready"
 
 # The window: whole seconds, from WARMUP s after READY=1.
-t0=$(python3 -c "import math; print(math.ceil($t_ready + $WARMUP))")
+t0=$(python3 -c "import math; print(math.ceil($t_ready / 1e9 + $WARMUP))")
 t1=$((t0 + DURATION))
-a=$(h sample "$pid" "$t0")
-b=$(h sample "$pid" "$t1")
+a=$(proc_sample "$t0" "$pid")
+b=$(proc_sample "$t1" "$pid")
 
 # Wait for the stamps of every instance due in the window (the last ones
 # may still be starting), at most 30 s.
 want=$(h expected "$JOBS" $((PERIOD_MIN * 60)) "$t0" "$t1")
-deadline=$(( $(date +%s) + 30 ))
-while [ "$(h count "$work/stamps" "$t0" "$t1")" -lt "$want" ] &&
-    [ "$(date +%s)" -lt "$deadline" ]; do
-	sleep 0.2
-done
+poll 30 0.2 '[ "$(h count "$work/stamps" "$t0" "$t1")" -ge "$want" ]' || true
 
 kill "$pid"; wait "$pid" || true; pid=
 
@@ -262,7 +203,7 @@ kill "$pid"; wait "$pid" || true; pid=
 per=$(( (JOBS + PERIOD_MIN * 60 - 1) / (PERIOD_MIN * 60) ))
 r=0
 while [ "$r" -lt "$FLOOR_REPEAT" ]; do
-	h sleep_until "$(( $(date +%s) + 1 ))"
+	sleep_until "$(( $(date +%s) + 1 ))"
 	t=$("$forkloop" -s "$per" /bin/sh -c "$stamp $work/floor$r")
 	sed "s/^/$t /" "$work/floor$r" >> "$work/floor"
 	r=$((r + 1))

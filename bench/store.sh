@@ -25,6 +25,7 @@
 # run in b, 0), KEEP (history_keep, 1000), PREFILL (0), PARTS ("a b"), B,
 # TICKD.
 set -eu
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 NJOBS=${NJOBS:-200}
 WINDOW=${WINDOW:-60}
@@ -39,10 +40,9 @@ PREFILL=${PREFILL:-0}
 TICKD=${TICKD:-$PWD/$B/tickd}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tickd-store.XXXXXX")
 shm=
-pid='' tpid=''
+pid='' tpid='' bench_store=''
 cleanup() {
-	for p in $tpid $pid; do kill "$p" 2>/dev/null || true; done
-	for p in $tpid $pid; do wait "$p" 2>/dev/null || true; done
+	kill_wait "$tpid" "$pid"
 	rm -rf "$work"
 	[ -z "$shm" ] || rm -rf "$shm"
 }
@@ -63,16 +63,7 @@ tracer() {
 
 part_a() {
 	d=$work/a
-	mkdir -p "$d/jobs.d"
-	cat > "$d/tickd.conf" <<CONF
-[daemon]
-jobs_dir = jobs.d
-state = state/tickd.db
-control = state/tickd.sock
-timezone = UTC
-log_level = notice
-history_keep = $KEEP
-CONF
+	write_conf "$d" 'log_level = notice' "history_keep = $KEEP"
 	awk -v n="$NJOBS" 'BEGIN { for (i = 0; i < n; i++)
 		printf "[job%04d]\nschedule = every 1s\ncommand = true\n\n", i }' \
 	    > "$d/jobs.d/often.job"
@@ -80,22 +71,21 @@ CONF
 		# The same job ids as bench_store's, instants in the past.
 		build_bench
 		shm=$(mktemp -d /dev/shm/tickd-store.XXXXXX)
-		"$work/bench_store" -e -j "$NJOBS" -n "$PREFILL" -s "$PREFILL" \
+		"$bench_store" -e -j "$NJOBS" -n "$PREFILL" -s "$PREFILL" \
 		    -k "$KEEP" "$shm/tickd.db" | head -n 2 | sed 's/^/prefill: /'
-		mkdir -p "$d/state"
 		cp "$shm/tickd.db" "$d/state/tickd.db"
 		rm -rf "$shm"
 		shm=
 	fi
 	"$TICKD" -c "$d/tickd.conf" --log-target=stderr 2>"$work/log" &
 	pid=$!
-	i=0
-	until grep -q 'notice: ready:' "$work/log"; do
-		i=$((i + 1))
-		[ $i -lt 1000 ] || die "tickd not ready"
-		kill -0 "$pid" 2>/dev/null || die "tickd exited"
-		sleep 0.02
-	done
+	rc=0
+	poll 60 0.02 'grep -q "notice: ready:" "$work/log"' "$pid" || rc=$?
+	case $rc in
+	0) ;;
+	2) die "tickd exited" ;;
+	*) die "tickd not ready" ;;
+	esac
 	sleep "$WARMUP"		# past the first second's burst of claims
 	db=$d/state/tickd.db
 
@@ -222,13 +212,23 @@ PY
 
 # --- b) growth with retention ----------------------------------------------------------
 
+# build_bench: $bench_store, the one make builds ($B/bench/bench_store,
+# with -DBENCH_STORE_FULL), else one compiled here.
 build_bench() {
-	[ ! -x "$work/bench_store" ] || return 0
+	[ -z "$bench_store" ] || return 0
+	bench_store=$PWD/$B/bench/bench_store
+	if [ -x "$bench_store" ]; then
+		case $("$bench_store" 2>&1 || true) in
+		*"run sh bench/store.sh"*) ;;	# built without the store
+		*) return 0 ;;
+		esac
+	fi
 	[ -f "$B/libtickd-daemon.a" ] && [ -f "$B/libtickd.a" ] ||
-	    die "build first: make (needs $B/libtickd-daemon.a)"
+	    die "build first: make $B/bench/bench_store"
+	bench_store=$work/bench_store
 	# shellcheck disable=SC2046
 	${CC:-cc} -std=c11 -Wall -Wextra -O2 -g -D_GNU_SOURCE -DBENCH_STORE_FULL -Isrc \
-	    $(pkg-config --cflags sqlite3 2>/dev/null) -o "$work/bench_store" \
+	    $(pkg-config --cflags sqlite3 2>/dev/null) -o "$bench_store" \
 	    bench/bench_store.c "$B/libtickd-daemon.a" "$B/libtickd.a" \
 	    $(pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) -lm
 }
@@ -236,7 +236,7 @@ build_bench() {
 part_b() {
 	build_bench
 	shm=$(mktemp -d /dev/shm/tickd-store.XXXXXX)
-	"$work/bench_store" -j "$SJOBS" -n "$RUNS" -s "$STEP" -t "$TAIL" \
+	"$bench_store" -j "$SJOBS" -n "$RUNS" -s "$STEP" -t "$TAIL" \
 	    -k "$KEEP" "$shm/tickd.db"
 	echo "page_count freelist_count page_size: $(sqlite3 "$shm/tickd.db" \
 	    'PRAGMA page_count; PRAGMA freelist_count; PRAGMA page_size' |
