@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ini.h>
@@ -65,6 +66,7 @@
 #define CONF_ID_MAX	48	/* inih keeps 50 bytes of a section name */
 #define CONF_ARG_MAX	131071	/* MAX_ARG_STRLEN (32 pages) less the NUL */
 #define CONF_ARG_RESERVE 65536	/* of ARG_MAX, for what tickd adds */
+#define CONF_RACY_SECS	2	/* a file changed this recently is read */
 
 /* One "key = value" line (with its continuation lines joined). */
 struct conf_kv {
@@ -121,6 +123,11 @@ struct conf_loading {
 	struct conf_memo	 execs;		/* program -> why unsafe */
 	size_t			 jobs_cap;	/* of c->jobs */
 	long			 arg_max;	/* sysconf: a getrlimit each */
+	struct conf		*prev;		/* conf_reload's, or NULL */
+	struct job_def		***taken;	/* slots of prev->jobs taken */
+	size_t			 ntaken, taken_cap;
+	struct timespec		 start;		/* of the load, real time */
+	size_t			 files_cap;	/* of c->files */
 };
 
 /* A remembered priv_lookup. */
@@ -316,7 +323,7 @@ conf_same_file(const struct stat *a, const struct stat *b)
  */
 static char *
 conf_read_once(const char *path, int nofollow, int strict, size_t *lenp,
-    int *changed, struct conf_causes *causes)
+    struct stat *stp, int *changed, struct conf_causes *causes)
 {
 	struct stat	 st, after;
 	char		*buf = NULL, extra;
@@ -403,6 +410,8 @@ conf_read_once(const char *path, int nofollow, int strict, size_t *lenp,
 	buf[got] = '\0';
 	(void)close(fd);
 	*lenp = got;
+	if (stp != NULL)
+		*stp = st;
 	return buf;
 
 fail:
@@ -423,15 +432,15 @@ fail:
  */
 static char *
 conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
-    struct conf_causes *causes)
+    struct stat *stp, struct conf_causes *causes)
 {
 	char	*buf;
 	int	 i, changed;
 
 	for (i = 0; i < CONF_READ_TRIES; i++) {
 		changed = 0;
-		buf = conf_read_once(path, nofollow, strict, lenp, &changed,
-		    causes);
+		buf = conf_read_once(path, nofollow, strict, lenp, stp,
+		    &changed, causes);
 		if (buf != NULL || !changed)
 			return buf;
 	}
@@ -1142,10 +1151,10 @@ conf_exec_unsafe(struct conf_loading *L, const char *cmd)
  */
 static int
 conf_exec_check(struct conf *c, struct conf_loading *L,
-    const struct job_def *d, const char *file, const struct conf_sec *s,
-    struct conf_causes *causes)
+    const struct job_def *d, struct conf_causes *causes)
 {
 	static const char *const keys[] = { "command", "on_failure" };
+	const int	 lines[] = { d->command_line, d->on_failure_line };
 	const char	*cmd;
 	char		*why;
 	size_t		 i;
@@ -1159,13 +1168,13 @@ conf_exec_check(struct conf *c, struct conf_loading *L,
 			continue;
 		if (d->strict_exec) {
 			conf_causes_add(causes, "%s:%d: %s: %s, and the job "
-			    "runs as root: refused (strict_exec)", file,
-			    conf_key_line(s, keys[i]), keys[i], why);
+			    "runs as root: refused (strict_exec)", d->file,
+			    lines[i], keys[i], why);
 			bad++;
 		} else
 			conf_causes_add(&c->warnings, "%s:%d: %s: %s, and the "
-			    "job runs as root", file, conf_key_line(s,
-			    keys[i]), keys[i], why);
+			    "job runs as root", d->file, lines[i], keys[i],
+			    why);
 		free(why);
 	}
 	return bad;
@@ -1202,6 +1211,25 @@ job_def_free(struct job_def *d)
  * Build and validate the job of one section.  Returns the job, or NULL
  * when it has any problem (each one added to causes).
  */
+/* The credentials of d's user and group, looked up once per load. */
+static struct conf_cred *
+conf_cred_get(struct conf_loading *L, const struct job_def *d)
+{
+	struct conf_cred	*cc;
+	char			*key;
+	int			 found;
+
+	key = xasprintf("%s\n%s", d->user != NULL ? d->user : "",
+	    d->group != NULL ? d->group : "");
+	if ((cc = conf_memo_get(&L->creds, key, &found)) == NULL) {
+		cc = xcalloc(1, sizeof *cc);
+		cc->rc = priv_lookup(d->user, d->group, &cc->cred, &cc->cause);
+		conf_memo_put(&L->creds, key, cc);
+	}
+	free(key);
+	return cc;
+}
+
 static struct job_def *
 conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
     const struct conf_sec *s, struct conf_causes *causes)
@@ -1210,9 +1238,9 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	struct conf_cred *cc;
 	struct envp	 env;
 	const char	*zone, *key;
-	char		*cause = NULL, buf[32], *ckey;
+	char		*cause = NULL, buf[32];
 	size_t		 i;
-	int		 bad, rc, found;
+	int		 bad, rc;
 
 	envp_init(&env);
 	d->id = xstrdup(s->name);
@@ -1220,6 +1248,8 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->line = s->line;
 	d->strict_exec = -1;		/* unset: the daemon's default */
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
+	d->command_line = conf_key_line(s, "command");
+	d->on_failure_line = conf_key_line(s, "on_failure");
 	if (d->strict_exec == -1)
 		d->strict_exec = c->strict_exec;
 
@@ -1253,14 +1283,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	 * once per user and group in a load (the name service rereads its
 	 * files on every call).
 	 */
-	ckey = xasprintf("%s\n%s", d->user != NULL ? d->user : "",
-	    d->group != NULL ? d->group : "");
-	if ((cc = conf_memo_get(&L->creds, ckey, &found)) == NULL) {
-		cc = xcalloc(1, sizeof *cc);
-		cc->rc = priv_lookup(d->user, d->group, &cc->cred, &cc->cause);
-		conf_memo_put(&L->creds, ckey, cc);
-	}
-	free(ckey);
+	cc = conf_cred_get(L, d);
 	if ((rc = cc->rc) == 0)
 		priv_cred_copy(&d->cred, &cc->cred);
 	else {
@@ -1297,7 +1320,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	 * job refused for that alone stops at a reload (conf_job_is_bad).
 	 */
 	if (bad == 0 && d->command != NULL &&
-	    (bad = conf_exec_check(c, L, d, file, s, causes)) > 0)
+	    (bad = conf_exec_check(c, L, d, causes)) > 0)
 		conf_list_add(&c->unsafe_ids, &c->nunsafe_ids, d->id);
 
 	d->nenv = env.n;
@@ -1343,6 +1366,18 @@ conf_job_insert(struct conf *c, struct job_def *d)
 	c->njobs++;
 }
 
+/* Add a job to c during a load (sorted at the end). */
+static void
+conf_job_append(struct conf *c, struct conf_loading *L, struct job_def *d)
+{
+	conf_memo_put(&L->ids, d->id, d);
+	if (c->njobs == L->jobs_cap) {
+		L->jobs_cap = L->jobs_cap ? 2 * L->jobs_cap : 64;
+		c->jobs = xreallocarray(c->jobs, L->jobs_cap, sizeof *c->jobs);
+	}
+	c->jobs[c->njobs++] = d;
+}
+
 /* The job called id, or NULL (binary search). */
 struct job_def *
 conf_job(const struct conf *c, const char *id)
@@ -1363,6 +1398,126 @@ conf_job(const struct conf *c, const char *id)
 	return NULL;
 }
 
+/* Compare jobs by id for qsort and bsearch. */
+static int
+conf_job_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct job_def *const *)a)->id,
+	    (*(struct job_def *const *)b)->id);
+}
+
+/*
+ * Record a job file and its jobs (in file order) for the next reload.  It
+ * may be taken unread then only if it loaded without a problem and was
+ * last changed well before this load began: a change within the same
+ * clock tick as the read would leave the same times (git's "racily
+ * clean" entries).
+ */
+static void
+conf_file_add(struct conf *c, struct conf_loading *L, const char *path,
+    const struct stat *st, int clean, struct job_def *const *jobs, size_t n)
+{
+	struct conf_file	*f;
+	time_t			 recent = L->start.tv_sec - CONF_RACY_SECS;
+
+	if (c->nfiles == L->files_cap) {
+		L->files_cap = L->files_cap ? 2 * L->files_cap : 64;
+		c->files = xreallocarray(c->files, L->files_cap,
+		    sizeof *c->files);
+	}
+	f = &c->files[c->nfiles++];
+	f->path = xstrdup(path);
+	f->st = *st;
+	f->reusable = clean && st->st_mtim.tv_sec < recent &&
+	    st->st_ctim.tv_sec < recent;
+	f->jobs = n > 0 ? xreallocarray(NULL, n, sizeof *f->jobs) : NULL;
+	if (n > 0)
+		memcpy(f->jobs, jobs, n * sizeof *f->jobs);
+	f->njobs = n;
+}
+
+/* The file of c called path (c->files is in name order), or NULL. */
+static struct conf_file *
+conf_file_find(const struct conf *c, const char *path)
+{
+	size_t	lo = 0, hi = c->nfiles, mid;
+	int	cmp;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((cmp = strcmp(c->files[mid].path, path)) == 0)
+			return &c->files[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Take the jobs of an unchanged file from L->prev instead of reading it.
+ * What the file does not say is looked at again, as a read would: each
+ * job's zone in this load's cache, its user and groups, its programs (a
+ * root job's warnings are given again).  Anything that would not come
+ * out the same (a zone or user gone, a program refused by strict_exec,
+ * an id an earlier file now defines): 0, and the file is read instead.
+ * Taken jobs leave L->prev's array at the end of the load (its slots are
+ * remembered: it is searched meanwhile).  Only a reusable record's job
+ * pointers are sure to be alive (conf_keep_job).
+ */
+static int
+conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
+{
+	struct conf		*prev = L->prev;
+	struct job_def		*d, **slot;
+	struct conf_cred	*cc;
+	struct stat		 st;
+	char			*cause = NULL, *why;
+	size_t			 i;
+	int			 found;
+
+	if (!pf->reusable || lstat(pf->path, &st) == -1 ||
+	    !conf_same_file(&st, &pf->st))
+		return 0;
+	for (i = 0; i < pf->njobs; i++) {
+		d = pf->jobs[i];
+		(void)conf_memo_get(&L->ids, d->id, &found);
+		if (found || conf_job(prev, d->id) != d ||
+		    tz_cache_get(c->tzc, d->timezone, &cause) == NULL ||
+		    (cc = conf_cred_get(L, d))->rc != 0) {
+			free(cause);
+			return 0;
+		}
+		if (d->strict_exec && c->root && cc->cred.uid == 0 &&
+		    ((why = d->command != NULL ? conf_exec_unsafe(L,
+		    d->command) : NULL) != NULL || (why = d->on_failure !=
+		    NULL ? conf_exec_unsafe(L, d->on_failure) : NULL) != NULL)) {
+			free(why);
+			return 0;
+		}
+	}
+	for (i = 0; i < pf->njobs; i++) {
+		d = pf->jobs[i];
+		d->tz = tz_cache_get(c->tzc, d->timezone, &cause);
+		priv_cred_free(&d->cred);
+		priv_cred_copy(&d->cred, &conf_cred_get(L, d)->cred);
+		(void)conf_exec_check(c, L, d, NULL);	/* warnings only */
+		slot = bsearch(&d, prev->jobs, prev->njobs, sizeof *prev->jobs,
+		    conf_job_cmp);
+		if (L->ntaken == L->taken_cap) {
+			L->taken_cap = L->taken_cap ? 2 * L->taken_cap : 64;
+			L->taken = xreallocarray(L->taken, L->taken_cap,
+			    sizeof *L->taken);
+		}
+		L->taken[L->ntaken++] = slot;
+		conf_job_append(c, L, d);
+	}
+	conf_file_add(c, L, pf->path, &pf->st, 1, pf->jobs, pf->njobs);
+	c->nreused++;
+	return 1;
+}
+
 /* Load one job file into c. */
 static void
 conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
@@ -1370,7 +1525,8 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 {
 	struct conf_parse	 p;
 	struct job_def		*d, *other;
-	size_t			 len, i, from;
+	struct stat		 st;
+	size_t			 len, i, from, first = c->njobs;
 	ssize_t			 k;
 	char			*buf, *where;
 	int			 found;
@@ -1378,7 +1534,8 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 	memset(&p, 0, sizeof p);
 	from = causes->n;
 	/* Never through a symbolic link (tickd.job(5)), root or not. */
-	if ((buf = conf_read_file(path, 1, strict, &len, causes)) == NULL) {
+	if ((buf = conf_read_file(path, 1, strict, &len, &st,
+	    causes)) == NULL) {
 		conf_list_add(&c->bad_files, &c->nbad_files, path);
 		return;
 	}
@@ -1440,15 +1597,11 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 			c->bad_where[c->nbad_ids - 1] = where;
 		} else {
 			d->where = where;
-			conf_memo_put(&L->ids, d->id, d);
-			if (c->njobs == L->jobs_cap) {
-				L->jobs_cap = L->jobs_cap ? 2 * L->jobs_cap : 64;
-				c->jobs = xreallocarray(c->jobs, L->jobs_cap,
-				    sizeof *c->jobs);
-			}
-			c->jobs[c->njobs++] = d;
+			conf_job_append(c, L, d);
 		}
 	}
+	conf_file_add(c, L, path, &st, causes->n == from, c->jobs + first,
+	    c->njobs - first);
 out:
 	conf_causes_cap(causes, from, path);
 	conf_parse_free(&p);
@@ -1462,13 +1615,6 @@ conf_strcmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Compare jobs by id for qsort. */
-static int
-conf_job_cmp(const void *a, const void *b)
-{
-	return strcmp((*(struct job_def *const *)a)->id,
-	    (*(struct job_def *const *)b)->id);
-}
 
 /* Whether name ends in ".job" (and has something before it). */
 static int
@@ -1481,9 +1627,11 @@ conf_is_job_name(const char *name)
 
 /* Load every *.job file of the jobs directory, in name order. */
 static void
-conf_load_jobs_dir(struct conf *c, int strict, struct conf_causes *causes)
+conf_load_jobs_dir(struct conf *c, struct conf *prev, int strict,
+    struct conf_causes *causes)
 {
 	struct conf_loading L;
+	struct conf_file *pf;
 	DIR		 *dir;
 	struct dirent	 *de;
 	char		**names = NULL, *path;
@@ -1515,11 +1663,32 @@ conf_load_jobs_dir(struct conf *c, int strict, struct conf_causes *causes)
 	L.arg_max = sysconf(_SC_ARG_MAX);
 	L.creds.free_value = conf_cred_free;
 	L.execs.free_value = free;
+	(void)clock_gettime(CLOCK_REALTIME, &L.start);
+	/* What every job of a file takes from the daemon must not differ. */
+	if (prev != NULL && strcmp(prev->jobs_dir, c->jobs_dir) == 0 &&
+	    strcmp(prev->timezone, c->timezone) == 0 &&
+	    prev->strict_exec == c->strict_exec && prev->root == c->root)
+		L.prev = prev;
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", c->jobs_dir, names[i]);
-		conf_load_job_file(c, &L, path, strict, causes);
+		if (L.prev == NULL || (pf = conf_file_find(L.prev,
+		    path)) == NULL || !conf_file_take(c, &L, pf))
+			conf_load_job_file(c, &L, path, strict, causes);
 		free(path);
 	}
+	/* The taken jobs leave prev, which stays sorted. */
+	for (i = 0; i < L.ntaken; i++)
+		*L.taken[i] = NULL;
+	if (L.ntaken > 0) {
+		size_t k = 0;
+
+		for (i = 0; i < prev->njobs; i++) {
+			if (prev->jobs[i] != NULL)
+				prev->jobs[k++] = prev->jobs[i];
+		}
+		prev->njobs = k;
+	}
+	free(L.taken);
 	/* Ids are unique (the memo saw to it): sorted once, for conf_job. */
 	if (c->njobs > 1)
 		qsort(c->jobs, c->njobs, sizeof *c->jobs, conf_job_cmp);
@@ -1574,6 +1743,16 @@ conf_system_zone(const char **from)
 struct conf *
 conf_load(const char *path, struct conf_causes *causes)
 {
+	return conf_reload(path, NULL, causes);
+}
+
+/*
+ * conf_load, taking from prev the jobs of the job files that have not
+ * changed since prev read them (conf_file_take).  prev loses them.
+ */
+struct conf *
+conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
+{
 	struct conf_parse	 p;
 	struct conf		*c = xcalloc(1, sizeof *c);
 	struct envp		 unused;
@@ -1597,7 +1776,8 @@ conf_load(const char *path, struct conf_causes *causes)
 		dir = xstrdup(".");
 	}
 
-	if ((buf = conf_read_file(path, 0, strict, &len, causes)) == NULL)
+	if ((buf = conf_read_file(path, 0, strict, &len, NULL,
+	    causes)) == NULL)
 		goto fail;
 	p.file = path;
 	p.buf = buf;
@@ -1643,7 +1823,7 @@ conf_load(const char *path, struct conf_causes *causes)
 	if (causes->n > before)
 		goto fail;
 
-	conf_load_jobs_dir(c, strict, causes);
+	conf_load_jobs_dir(c, prev, strict, causes);
 	conf_parse_free(&p);
 	envp_free(&unused);
 	free(buf);
@@ -1694,6 +1874,7 @@ void
 conf_keep_job(struct conf *c, struct conf *old, size_t i)
 {
 	struct job_def	*d = old->jobs[i], *cur;
+	struct conf_file *f;
 	char		*cause = NULL;
 	size_t		 k;
 
@@ -1707,6 +1888,9 @@ conf_keep_job(struct conf *c, struct conf *old, size_t i)
 		return;
 	}
 	if ((cur = conf_job(c, d->id)) != NULL) {
+		/* Its file's record no longer lists live jobs only. */
+		if ((f = conf_file_find(c, cur->file)) != NULL)
+			f->reusable = 0;
 		for (k = 0; c->jobs[k] != cur; k++)
 			;
 		memmove(&c->jobs[k], &c->jobs[k + 1],
@@ -1728,6 +1912,11 @@ conf_free(struct conf *c)
 	for (i = 0; i < c->njobs; i++)
 		job_def_free(c->jobs[i]);
 	free(c->jobs);
+	for (i = 0; i < c->nfiles; i++) {	/* the jobs are not theirs */
+		free(c->files[i].path);
+		free(c->files[i].jobs);
+	}
+	free(c->files);
 	conf_list_free(c->bad_where, c->nbad_ids);
 	conf_list_free(c->bad_ids, c->nbad_ids);
 	conf_list_free(c->bad_files, c->nbad_files);

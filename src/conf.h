@@ -10,9 +10,16 @@
  * root job whose program others could change) is a warning, in the same
  * form, in the conf's own list (warnings).  Keys, types, bounds, defaults
  * and documentation live in one table, conf_keys[] (conf_table.c).
+ *
+ * conf_reload does the same, but takes from the running conf, unread, the
+ * jobs of each file that loaded cleanly and has not changed since (same
+ * inode, size, mtime and ctime); their user, groups, zone and programs are
+ * looked at again.  The jobs it takes leave the old conf.
  */
 #ifndef TICKD_CONF_H
 #define TICKD_CONF_H
+
+#include <sys/stat.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -85,6 +92,17 @@ struct job_def {
 	int64_t			 output_keep;	/* bytes of output kept */
 	uint64_t		 sched_hash;	/* schedule, zone, gap, fold */
 	uint64_t		 def_hash;	/* every key */
+	int			 command_line;	/* lines of the keys, for */
+	int			 on_failure_line; /* messages about them */
+};
+
+/* A job file as loaded, for the next reload to take unread. */
+struct conf_file {
+	char			*path;
+	struct stat		 st;		/* when it was read */
+	int			 reusable;	/* clean, and not too recent */
+	struct job_def		**jobs;		/* its jobs, in file order */
+	size_t			 njobs;
 };
 
 /* The daemon's settings and its jobs. */
@@ -117,9 +135,13 @@ struct conf {
 	char		**unsafe_ids;	/* bad only for strict_exec */
 	size_t		  nunsafe_ids;
 	struct conf_causes warnings;	/* valid, but worth a look */
+	struct conf_file *files;	/* the job files, in name order */
+	size_t		  nfiles;
+	size_t		  nreused;	/* of them taken from the last load */
 };
 
 struct conf	*conf_load(const char *, struct conf_causes *);
+struct conf	*conf_reload(const char *, struct conf *, struct conf_causes *);
 void		 conf_free(struct conf *);
 struct job_def	*conf_job(const struct conf *, const char *);
 int		 conf_job_is_bad(const struct conf *, const struct job_def *);

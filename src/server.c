@@ -588,7 +588,7 @@ server_reload(struct server *s, struct control_reply *reply)
 
 	(void)sd_notify(0, "RELOADING=1");
 	log_notice("reloading %s", s->config_path);
-	c = conf_load(s->config_path, &causes);
+	c = conf_reload(s->config_path, old, &causes);
 	server_log_causes(&causes);
 	for (i = 0; reply != NULL && i < causes.n; i++)
 		control_line(reply, "%s", causes.v[i]);
@@ -600,6 +600,8 @@ server_reload(struct server *s, struct control_reply *reply)
 			    s->config_path);
 		goto out;
 	}
+	log_debug("reload: %zu of %zu job files unchanged, their jobs taken "
+	    "unread", c->nreused, c->nfiles);
 	server_log_warnings(c);
 	for (i = 0; reply != NULL && i < c->warnings.n; i++)
 		control_line(reply, "warning: %s", c->warnings.v[i]);
