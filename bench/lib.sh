@@ -130,9 +130,12 @@ poll() {
 notify_start() {
 	_blsock=$1
 	_blpy listen "$1" "$2" &
-	notify_pid=$!
-	poll 10 0.02 '[ -S "$_blsock" ]' "$notify_pid" || {
+	_blsub=$!
+	poll 10 0.02 '[ -S "$_blsock" ]' "$_blsub" || {
 		echo "notify listener on $_blsock did not start" >&2; return 1; }
+	# $! is the subshell that runs the function: the pid to kill is its
+	# python (killing the subshell would leave python holding stdout).
+	notify_pid=$(pgrep -P "$_blsub" python3 || echo "$_blsub")
 }
 
 kill_wait() {

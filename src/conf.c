@@ -1219,12 +1219,16 @@ conf_cred_get(struct conf_loading *L, const struct job_def *d)
 	char			*key;
 	int			 found;
 
-	key = xasprintf("%s\n%s", d->user != NULL ? d->user : "",
-	    d->group != NULL ? d->group : "");
-	if ((cc = conf_memo_get(&L->creds, key, &found)) == NULL) {
+	if (d->user == NULL && d->group == NULL)
+		key = NULL;		/* most jobs: tickd's own user */
+	else
+		key = xasprintf("%s\n%s", d->user != NULL ? d->user : "",
+		    d->group != NULL ? d->group : "");
+	if ((cc = conf_memo_get(&L->creds, key != NULL ? key : "\n",
+	    &found)) == NULL) {
 		cc = xcalloc(1, sizeof *cc);
 		cc->rc = priv_lookup(d->user, d->group, &cc->cred, &cc->cause);
-		conf_memo_put(&L->creds, key, cc);
+		conf_memo_put(&L->creds, key != NULL ? key : "\n", cc);
 	}
 	free(key);
 	return cc;
@@ -1483,7 +1487,9 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 	for (i = 0; i < pf->njobs; i++) {
 		d = pf->jobs[i];
 		(void)conf_memo_get(&L->ids, d->id, &found);
-		if (found || conf_job(prev, d->id) != d ||
+		slot = bsearch(&d, prev->jobs, prev->njobs, sizeof *prev->jobs,
+		    conf_job_cmp);
+		if (found || slot == NULL || *slot != d ||
 		    tz_cache_get(c->tzc, d->timezone, &cause) == NULL ||
 		    (cc = conf_cred_get(L, d))->rc != 0) {
 			free(cause);
@@ -1504,7 +1510,7 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 		priv_cred_copy(&d->cred, &conf_cred_get(L, d)->cred);
 		(void)conf_exec_check(c, L, d, NULL);	/* warnings only */
 		slot = bsearch(&d, prev->jobs, prev->njobs, sizeof *prev->jobs,
-		    conf_job_cmp);
+		    conf_job_cmp);	/* found above */
 		if (L->ntaken == L->taken_cap) {
 			L->taken_cap = L->taken_cap ? 2 * L->taken_cap : 64;
 			L->taken = xreallocarray(L->taken, L->taken_cap,
