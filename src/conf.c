@@ -1207,10 +1207,6 @@ job_def_free(struct job_def *d)
 	free(d);
 }
 
-/*
- * Build and validate the job of one section.  Returns the job, or NULL
- * when it has any problem (each one added to causes).
- */
 /* The credentials of d's user and group, looked up once per load. */
 static struct conf_cred *
 conf_cred_get(struct conf_loading *L, const struct job_def *d)
@@ -1234,6 +1230,10 @@ conf_cred_get(struct conf_loading *L, const struct job_def *d)
 	return cc;
 }
 
+/*
+ * Build and validate the job of one section.  Returns the job, or NULL
+ * when it has any problem (each one added to causes).
+ */
 static struct job_def *
 conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
     const struct conf_sec *s, struct conf_causes *causes)
@@ -1478,7 +1478,7 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 	struct conf_cred	*cc;
 	struct stat		 st;
 	char			*cause = NULL, *why;
-	size_t			 i;
+	size_t			 i, ntaken = L->ntaken;
 	int			 found;
 
 	if (!pf->reusable || lstat(pf->path, &st) == -1 ||
@@ -1493,6 +1493,7 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 		    tz_cache_get(c->tzc, d->timezone, &cause) == NULL ||
 		    (cc = conf_cred_get(L, d))->rc != 0) {
 			free(cause);
+			L->ntaken = ntaken;
 			return 0;
 		}
 		if (d->strict_exec && c->root && cc->cred.uid == 0 &&
@@ -1500,8 +1501,15 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 		    d->command) : NULL) != NULL || (why = d->on_failure !=
 		    NULL ? conf_exec_unsafe(L, d->on_failure) : NULL) != NULL)) {
 			free(why);
+			L->ntaken = ntaken;
 			return 0;
 		}
+		if (L->ntaken == L->taken_cap) {
+			L->taken_cap = L->taken_cap ? 2 * L->taken_cap : 64;
+			L->taken = xreallocarray(L->taken, L->taken_cap,
+			    sizeof *L->taken);
+		}
+		L->taken[L->ntaken++] = slot;
 	}
 	for (i = 0; i < pf->njobs; i++) {
 		d = pf->jobs[i];
@@ -1509,14 +1517,6 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 		priv_cred_free(&d->cred);
 		priv_cred_copy(&d->cred, &conf_cred_get(L, d)->cred);
 		(void)conf_exec_check(c, L, d, NULL);	/* warnings only */
-		slot = bsearch(&d, prev->jobs, prev->njobs, sizeof *prev->jobs,
-		    conf_job_cmp);	/* found above */
-		if (L->ntaken == L->taken_cap) {
-			L->taken_cap = L->taken_cap ? 2 * L->taken_cap : 64;
-			L->taken = xreallocarray(L->taken, L->taken_cap,
-			    sizeof *L->taken);
-		}
-		L->taken[L->ntaken++] = slot;
 		conf_job_append(c, L, d);
 	}
 	conf_file_add(c, L, pf->path, &pf->st, 1, pf->jobs, pf->njobs);
@@ -1620,7 +1620,6 @@ conf_strcmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
-
 
 /* Whether name ends in ".job" (and has something before it). */
 static int
