@@ -4,12 +4,12 @@
  * runner_spawn creates the job's process with every signal blocked
  * (child.c resets them): clone(CLONE_VM | CLONE_VFORK) as posix_spawn
  * does, or fork when the working directory is not known to be local
- * (runner_clone, mounts.c).  The daemon is the direct parent of each job:
- * no double fork, exit status and duration are always known.  Three pipes per run, all
- * close-on-exec in the daemon: stdout and stderr (read here, split into
- * lines of at most RUNNER_PIECE_MAX bytes and logged, so a 10 MiB line
- * costs 4 KiB of memory), and a status pipe on which the child reports a
- * failure before exec; EOF there means exec succeeded.
+ * (runner_clone, mounts.c).  The daemon is the direct parent of each
+ * job: no double fork, exit status and duration are always known.  Three
+ * pipes per run, all close-on-exec in the daemon: stdout and stderr (read
+ * here, split into lines of at most RUNNER_PIECE_MAX bytes and logged, so
+ * a 10 MiB line costs 4 KiB of memory), and a status pipe on which the
+ * child reports a failure before exec; EOF there means exec succeeded.
  *
  * Reaping: the server's catch-all child watcher calls runner_reap for
  * every pid; runs are found in a pid hash.  A run ends when its main
