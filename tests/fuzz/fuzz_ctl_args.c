@@ -387,10 +387,13 @@ fuzz_setup(void)
 }
 
 /* The context of the global options, with everything already "loaded". */
+static int	fuzz_json;	/* the run asked for --json */
+
 void
 __wrap_ctl_ctx_init(struct ctl_ctx *ctx, const char *config, int json)
 {
 	__real_ctl_ctx_init(ctx, config, json);
+	fuzz_json = json;
 	ctx->now_ms = FUZZ_NOW_MS;
 	ctx->conf_tried = 1;
 	ctx->store_tried = 1;
@@ -759,8 +762,9 @@ fuzz_json_value(const char *s, const char *end, int depth)
 }
 
 /*
- * With --json (stdout starts with '{'), every whole line kept is one
- * JSON object.
+ * With --json, when stdout starts with '{', every whole line kept is one
+ * JSON object.  (--json itself, not only the '{': a human line may start
+ * with what the user typed, a run id "{uZ@..." say.)
  */
 static void
 fuzz_check_json(void)
@@ -769,7 +773,7 @@ fuzz_check_json(void)
 	size_t		 kept = fuzz_stdout.len < FUZZ_OUT_KEEP ?
 			    fuzz_stdout.len : FUZZ_OUT_KEEP;
 
-	if (kept == 0 || s[0] != '{')
+	if (!fuzz_json || kept == 0 || s[0] != '{')
 		return;
 	end = s + kept;
 	for (; s < end && (nl = memchr(s, '\n', (size_t)(end - s))) != NULL;
@@ -827,6 +831,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int		 argc = 0, newline = 0;
 
 	fuzz_setup();
+	fuzz_json = 0;
 	fuzz_bits = fuzz_hash(data, size);
 	/* The words: up to FUZZ_ARGS_MAX, a final NUL ends the last one. */
 	for (i = 0, start = 0, len = 0; i < size && argc < FUZZ_ARGS_MAX; i++) {
