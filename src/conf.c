@@ -1440,23 +1440,25 @@ conf_file_add(struct conf *c, struct conf_loading *L, const char *path,
 	f->njobs = n;
 }
 
+/* Compare job files by path for bsearch. */
+static int
+conf_file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct conf_file *)a)->path,
+	    ((const struct conf_file *)b)->path);
+}
+
 /* The file of c called path (c->files is in name order), or NULL. */
 static struct conf_file *
 conf_file_find(const struct conf *c, const char *path)
 {
-	size_t	lo = 0, hi = c->nfiles, mid;
-	int	cmp;
+	struct conf_file key;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((cmp = strcmp(c->files[mid].path, path)) == 0)
-			return &c->files[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (c->nfiles == 0)
+		return NULL;
+	key.path = (char *)path;
+	return bsearch(&key, c->files, c->nfiles, sizeof *c->files,
+	    conf_file_cmp);
 }
 
 /*
