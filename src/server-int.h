@@ -132,6 +132,7 @@ struct server {
 	size_t			  nheap;
 	struct wq_item		 *wq;
 	struct wq_item		**wq_tail;
+	struct wq_item		 *wq_last;	/* last one server_wq_write wrote */
 	struct pending		 *pend;		/* FIFO of waiting instances */
 	struct pending		**pend_tail;
 	size_t			  npend;
@@ -228,6 +229,8 @@ void	server_dispatch_count(const struct dispatch *, const struct sjob *, int *, 
 int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64_t *);
 void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
+int	server_wq_write(struct server *);
+void	server_wq_done(struct server *);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
 void	server_forget(struct server *);
 void	server_forget_collect(const char *, void *);
@@ -237,6 +240,7 @@ int	server_heap_less(const struct sjob *, const struct sjob *);
 void	server_heap_remove(struct server *, struct sjob *);
 void	server_heap_set(struct server *, size_t, struct sjob *);
 void	server_heap_update(struct server *, struct sjob *);
+size_t	server_heap_due(const struct server *, int64_t, size_t);
 void	server_hook(struct server *, struct sjob *, const char *, const char *, int64_t, int64_t, int, int, int, const char *);
 void	server_hook_done(struct server *, struct run *);
 void	server_identity(struct server *);

@@ -704,6 +704,7 @@ server_dispatch(struct server *s)
 	int64_t		 *planned = NULL;
 
 	size_t		  ndue = 0, i, waiting, batch;
+	int		  wrote;
 
 	if (s->stopping)
 		return;
@@ -713,17 +714,23 @@ server_dispatch(struct server *s)
 	dp.now = dp.now_ms / 1000;
 	dp.now_mono = clock_mono_ms();
 	server_check_clock(s, dp.now_ms);
-	server_flush(s);	/* earlier ends free slots and come first */
 	/*
-	 * Claims in small transactions, growing: SERVER_DISPATCH_FIRST jobs
-	 * in the first, twice as many in each next one while the burst
-	 * lasts, up to SERVER_DISPATCH_BATCH.  The first of a burst of 1000
-	 * then starts after a commit of a few claims, not after the claims
+	 * Up to SERVER_DISPATCH_BATCH due jobs are claimed in one
+	 * transaction, one fsync.  A larger burst is claimed in small
+	 * transactions, growing: SERVER_DISPATCH_FIRST jobs in the first,
+	 * twice as many in each next one while the burst lasts.  The first
+	 * of a burst of 1000 then starts after a commit of a few claims, not
 	 * of all 1000, and a long burst still costs few commits.  The rest
 	 * stay at the top of the heap, already due, so the wake-up fires
 	 * again in the next loop iteration.
 	 */
-	batch = s->burst > 0 ? s->burst * 2 : SERVER_DISPATCH_FIRST;
+	if (s->burst > 0)
+		batch = s->burst * 2;
+	else if (server_heap_due(s, dp.now_ms, SERVER_DISPATCH_BATCH + 1) >
+	    SERVER_DISPATCH_BATCH)
+		batch = SERVER_DISPATCH_FIRST;
+	else
+		batch = SERVER_DISPATCH_BATCH;
 	if (batch > SERVER_DISPATCH_BATCH)
 		batch = SERVER_DISPATCH_BATCH;
 	while (s->nheap > 0 && s->heap[0]->due_ms <= dp.now_ms &&
@@ -742,6 +749,8 @@ server_dispatch(struct server *s)
 
 	if (store_begin(s->store) == -1)
 		goto busy;
+	/* Earlier starts and ends first, in the same commit as the claims. */
+	wrote = server_wq_write(s);
 	for (i = 0; i < ndue; i++) {
 		struct store_job st = due[i]->st;
 
@@ -756,7 +765,10 @@ server_dispatch(struct server *s)
 	}
 	if (store_commit(s->store) == -1)
 		goto busy;
-	server_store_ok(s);
+	if (wrote != -1)
+		server_store_ok(s);
+	if (wrote == 1)
+		server_wq_done(s);
 
 	/* Committed: apply, then fork. */
 	for (i = 0; i < ndue; i++) {
@@ -840,7 +852,7 @@ server_pump_pass(struct server *s)
 	int64_t			  now_ms = clock_wall_ms();
 	int64_t			  now_mono = clock_mono_ms();
 	size_t			  n = 0, nblocked = 0, room, i, k;
-	int			  rc, more;
+	int			  rc, more, wrote;
 
 	if (s->stopping || s->pend == NULL)
 		goto out;
@@ -868,6 +880,7 @@ server_pump_pass(struct server *s)
 
 	if (store_begin(s->store) == -1)
 		goto busy;
+	wrote = server_wq_write(s);
 	for (i = 0; i < n; i++) {
 		p = batch[i];
 		memset(&c, 0, sizeof c);
@@ -889,7 +902,10 @@ server_pump_pass(struct server *s)
 	}
 	if (store_commit(s->store) == -1)
 		goto busy;
-	server_store_ok(s);
+	if (wrote != -1)
+		server_store_ok(s);
+	if (wrote == 1)
+		server_wq_done(s);
 	for (i = 0; i < n; i++) {
 		for (pp = &s->pend; *pp != batch[i]; pp = &(*pp)->next)
 			;

@@ -124,6 +124,28 @@ server_heap_remove(struct server *s, struct sjob *j)
 	}
 }
 
+/* How many jobs are due at now_ms, counted up to limit. */
+size_t
+server_heap_due(const struct server *s, int64_t now_ms, size_t limit)
+{
+	size_t	stack[64], top = 0, i, n = 0;
+
+	/* Depth first: a due slot's children may be due, others' are not. */
+	if (s->nheap > 0)
+		stack[top++] = 0;
+	while (top > 0 && n < limit) {
+		i = stack[--top];
+		if (s->heap[i]->due_ms > now_ms)
+			continue;
+		n++;
+		if (2 * i + 1 < s->nheap && top < 64)
+			stack[top++] = 2 * i + 1;
+		if (2 * i + 2 < s->nheap && top < 64)
+			stack[top++] = 2 * i + 2;
+	}
+	return n;
+}
+
 /* Put a job in the heap (or move it) at its due_ms. */
 void
 server_heap_update(struct server *s, struct sjob *j)
@@ -293,19 +315,22 @@ server_store_ok(struct server *s)
 }
 
 /*
- * Write every queued item in one transaction.  On failure nothing is
- * lost: the queue stays and is tried again after SERVER_RETRY.
+ * Write the queued items inside the open transaction, as a part of it
+ * that fails alone: 1 written (server_wq_done frees them once committed),
+ * 0 nothing to write yet, -1 failed and undone (the queue stays and is
+ * tried again after SERVER_RETRY; the rest of the transaction goes on).
+ * A dispatch carries them in its claim transaction: one fsync, not two.
  */
-void
-server_flush(struct server *s)
+int
+server_wq_write(struct server *s)
 {
-	struct wq_item		*w, *next;
+	struct wq_item		*w;
 	struct store_claim	 c;
-	int			 rc = 0, n;
+	int			 rc = 0;
 
 	if (s->wq == NULL || clock_mono_ms() < s->flush_after)
-		return;
-	if (store_begin(s->store) == -1)
+		return 0;
+	if (store_part_begin(s->store) == -1)
 		goto fail;
 	for (w = s->wq; w != NULL && rc == 0; w = w->next) {
 		switch (w->kind) {
@@ -340,9 +365,58 @@ server_flush(struct server *s)
 			break;
 		}
 	}
+	if (store_part_end(s->store, rc == 0) == -1 || rc == -1)
+		goto fail;
+	for (s->wq_last = s->wq; s->wq_last->next != NULL;
+	    s->wq_last = s->wq_last->next)
+		;
+	return 1;
+fail:
+	server_store_trouble(s, "write");
+	s->flush_after = clock_mono_ms() + (int64_t)(SERVER_RETRY * 1000);
+	return -1;
+}
+
+/*
+ * The transaction that wrote the queue committed: drop what it wrote,
+ * keep what was queued since.
+ */
+void
+server_wq_done(struct server *s)
+{
+	struct wq_item	*w;
+	int		 last = 0;
+
+	while (!last && (w = s->wq) != NULL) {
+		last = w == s->wq_last;
+		s->wq = w->next;
+		server_wq_free(w);
+	}
+	if (s->wq == NULL)
+		s->wq_tail = &s->wq;
+	s->wq_last = NULL;
+}
+
+/*
+ * Write every queued item in one transaction of its own, and prune by
+ * age hourly.  On failure nothing is lost: the queue stays and is tried
+ * again after SERVER_RETRY.
+ */
+void
+server_flush(struct server *s)
+{
+	int	wrote, n, rc = 0;
+
+	if (s->wq == NULL || clock_mono_ms() < s->flush_after)
+		return;
+	if (store_begin(s->store) == -1)
+		goto fail;
+	if ((wrote = server_wq_write(s)) == -1) {
+		store_rollback(s->store);
+		return;
+	}
 	/* Retention by age: hourly, in bounded chunks. */
-	if (rc == 0 && (s->prune_again || clock_mono_ms() - s->pruned_at >
-	    3600 * 1000)) {
+	if (s->prune_again || clock_mono_ms() - s->pruned_at > 3600 * 1000) {
 		n = store_prune_age(s->store, clock_wall_ms() -
 		    s->conf->history_max_age * 1000, SERVER_PRUNE_CHUNK);
 		if (n == -1)
@@ -360,12 +434,8 @@ server_flush(struct server *s)
 	}
 	if (store_commit(s->store) == -1)
 		goto fail;
-	for (w = s->wq; w != NULL; w = next) {
-		next = w->next;
-		server_wq_free(w);
-	}
-	s->wq = NULL;
-	s->wq_tail = &s->wq;
+	if (wrote)
+		server_wq_done(s);
 	server_store_ok(s);
 	return;
 fail:
@@ -837,9 +907,15 @@ server_child_cb(struct ev_loop *loop, ev_child *w, int revents)
 void
 server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
+	struct server	*s = w->data;
+
 	(void)loop;
 	(void)revents;
-	server_flush(w->data);
+	/* A burst goes on in the next iteration: its claims carry the queue. */
+	if (s->burst > 0 && !s->stopping && s->nheap > 0 &&
+	    s->heap[0]->due_ms <= clock_wall_ms())
+		return;
+	server_flush(s);
 }
 
 /* --- startup -------------------------------------------------------------------- */

@@ -63,6 +63,9 @@ enum {
 	ST_BEGIN,
 	ST_COMMIT,
 	ST_ROLLBACK,
+	ST_SAVEPOINT,
+	ST_RELEASE,
+	ST_ROLLBACK_TO,
 	ST_JOB_GET,
 	ST_JOB_PUT,
 	ST_RUN_INSERT,
@@ -97,6 +100,9 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_SAVEPOINT] = "SAVEPOINT part",
+	[ST_RELEASE] = "RELEASE part",
+	[ST_ROLLBACK_TO] = "ROLLBACK TO part",
 	[ST_JOB_GET] = "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1",
 	[ST_JOB_PUT] = "INSERT INTO jobs (job, sched_hash, planned, paused, "
@@ -558,6 +564,34 @@ store_rollback(struct store *s)
 	(void)store_step_done(s, s->st[ST_ROLLBACK]);
 	(void)memcpy(s->err, err, sizeof err);
 	s->busy = busy;
+}
+
+/*
+ * A part of the open transaction that can fail alone: store_part_begin,
+ * then store_part_end(s, 1) to keep it or (s, 0) to undo it and go on
+ * with the rest of the transaction.  Parts do not nest.
+ */
+int
+store_part_begin(struct store *s)
+{
+	return store_step_done(s, s->st[ST_SAVEPOINT]);
+}
+
+int
+store_part_end(struct store *s, int keep)
+{
+	char	err[sizeof s->err];
+	int	busy = s->busy;
+
+	if (keep)
+		return store_step_done(s, s->st[ST_RELEASE]);
+	(void)memcpy(err, s->err, sizeof err);
+	if (store_step_done(s, s->st[ST_ROLLBACK_TO]) == -1 ||
+	    store_step_done(s, s->st[ST_RELEASE]) == -1)
+		return -1;
+	(void)memcpy(s->err, err, sizeof err);
+	s->busy = busy;
+	return 0;
 }
 
 /* The stored state of a job: 1 found, 0 not found, -1 error. */

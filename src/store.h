@@ -116,6 +116,8 @@ int		 store_busy(const struct store *);
 int		 store_begin(struct store *);
 int		 store_commit(struct store *);
 void		 store_rollback(struct store *);
+int		 store_part_begin(struct store *);
+int		 store_part_end(struct store *, int);
 int		 store_job_get(struct store *, const char *,
 		     struct store_job *);
 int		 store_job_put(struct store *, const char *,
