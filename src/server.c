@@ -908,14 +908,21 @@ void
 server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct server	*s = w->data;
+	int64_t		 now_ms = clock_wall_ms();
 
 	(void)loop;
 	(void)revents;
 	/* A burst goes on in the next iteration: its claims carry the queue. */
 	if (s->burst > 0 && !s->stopping && s->nheap > 0 &&
-	    s->heap[0]->due_ms <= clock_wall_ms())
+	    s->heap[0]->due_ms <= now_ms)
 		return;
 	server_flush(s);
+	/* The WAL is copied back here, not inside a claim's commit. */
+	if (store_checkpoint(s->store, s->nheap == 0 || s->heap[0]->due_ms -
+	    now_ms >= SERVER_CKPT_IDLE_MS ? SERVER_CKPT_PAGES :
+	    SERVER_CKPT_PAGES_MAX) == -1)
+		log_debug("store checkpoint: %s (tried again later)",
+		    store_error(s->store));
 }
 
 /* --- startup -------------------------------------------------------------------- */

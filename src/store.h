@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STORE_SCHEMA_VERSION	3
+#define STORE_SCHEMA_VERSION	4
 #define STORE_RUN_ID_MAX	128
 
 /* Per-job state the scheduler keeps across restarts. */
@@ -118,6 +118,7 @@ int		 store_commit(struct store *);
 void		 store_rollback(struct store *);
 int		 store_part_begin(struct store *);
 int		 store_part_end(struct store *, int);
+int		 store_checkpoint(struct store *, int);
 int		 store_job_get(struct store *, const char *,
 		     struct store_job *);
 int		 store_job_put(struct store *, const char *,

@@ -88,6 +88,14 @@ const char *const store_schema[] = {
 	/* 2 -> 3: output tails, and when a job's dead man's switch began. */
 	"ALTER TABLE attempts ADD COLUMN output_tail BLOB;"
 	"ALTER TABLE jobs ADD COLUMN watch_since INTEGER;",	/* ms */
+
+	/*
+	 * 3 -> 4: status in the job index, so that pruning a job's history
+	 * (store_prune_job: its newest history_keep finished rows kept)
+	 * reads the index alone, not every kept row.
+	 */
+	"DROP INDEX runs_job;"
+	"CREATE INDEX runs_job ON runs (job, scheduled_at, status);",
 };
 
 const size_t store_schema_steps = sizeof store_schema /

@@ -184,7 +184,7 @@ claim(struct store *s, const char *job, int64_t when, const char *origin,
 }
 
 static const struct sql_check schema_checks[] = {
-	{ "PRAGMA user_version", "3" },
+	{ "PRAGMA user_version", "4" },
 	{ "PRAGMA journal_mode", "wal" },
 	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
 	    "sqlite_master WHERE type = 'table' ORDER BY name)",
@@ -192,6 +192,8 @@ static const struct sql_check schema_checks[] = {
 	{ "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name "
 	    "IN ('runs_job', 'runs_active', 'decisions_job', "
 	    "'runs_retrying')", "4" },
+	{ "SELECT group_concat(name, ' ') FROM pragma_index_info('runs_job')",
+	    "job scheduled_at status" },
 	{ "SELECT count(*) FROM runs", "0" },
 	{ "SELECT group_concat(name, ' ') FROM pragma_table_info('runs') "
 	    "WHERE name IN ('retry_at', 'detail')", "retry_at detail" },
@@ -247,12 +249,12 @@ test_open(void)
 	if ((s = fresh(path, sizeof path)) == NULL)
 		return;
 	store_close(s);
-	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 4"), 0);
+	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 5"), 0);
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
-	(void)snprintf(want, sizeof want, "%s: schema version 4 is newer than "
-	    "this tickd understands (3): downgrade is not supported", path);
+	(void)snprintf(want, sizeof want, "%s: schema version 5 is newer than "
+	    "this tickd understands (4): downgrade is not supported", path);
 	T_EQ_STR(cause, want);
 	free(cause);
 	store_close(s);
@@ -1198,7 +1200,7 @@ static const char *const v1_rows =
     "  'coalesced', 1805000000, 1805003600, 2, 8);";
 
 static const struct sql_check migrate_checks[] = {
-	{ "PRAGMA user_version", "3" },
+	{ "PRAGMA user_version", "4" },
 	/* The old rows, intact. */
 	{ "SELECT group_concat(id || ' ' || run_id || ' ' || status || ' ' || "
 	    "attempts || ' ' || coalesce(owner, 'NULL') || ' ' || "
@@ -1221,6 +1223,8 @@ static const struct sql_check migrate_checks[] = {
 	{ "SELECT count(*) FROM attempts WHERE output_tail IS NULL", "1" },
 	{ "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = "
 	    "'runs_retrying'", "1" },
+	{ "SELECT group_concat(name, ' ') FROM pragma_index_info('runs_job')",
+	    "job scheduled_at status" },
 	{ "PRAGMA integrity_check", "ok" },
 };
 
@@ -1960,6 +1964,61 @@ test_meta(void)
 	store_close(s);
 }
 
+/* The size of a file, or -1. */
+static off_t
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/*
+ * No checkpoint inside a commit, however large the WAL grows (SQLite's
+ * automatic one would run at 1000 pages); store_checkpoint copies it
+ * back once it holds at least the pages asked for.
+ */
+static void
+test_checkpoint(void)
+{
+	struct store		*s;
+	struct store_job	 j;
+	char			 path[256], wal[300], job[128];
+	off_t			 before;
+	int			 i;
+
+	T_RUN("checkpoint: none inside commits");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	(void)snprintf(wal, sizeof wal, "%s-wal", path);
+	T_EQ_INT(store_checkpoint(s, 1), 0);	/* the schema, copied */
+	before = file_size(path);
+	memset(&j, 0, sizeof j);
+	for (i = 0; i < 30000; i++) {		/* ~2000 pages, 60 commits */
+		if (i % 500 == 0)
+			T_EQ_INT(store_begin(s), 0);
+		(void)snprintf(job, sizeof job, "job-%05d-%0*d", i, 80, i);
+		j.sched_hash = (uint64_t)i;
+		T_EQ_INT(store_job_put(s, job, &j, NOW_MS), 0);
+		if (i % 500 == 499)
+			T_EQ_INT(store_commit(s), 0);
+	}
+	T_EQ_INT(file_size(path), before);
+	T_TRUE(file_size(wal) > 1000 * 4096);
+
+	T_RUN("checkpoint: below the threshold, nothing");
+	T_EQ_INT(store_checkpoint(s, 1000000), 0);
+	T_EQ_INT(file_size(path), before);
+
+	T_RUN("checkpoint: copied back");
+	T_EQ_INT(store_checkpoint(s, 1000), 0);
+	T_TRUE(file_size(path) > before + 1000 * 4096);
+	T_EQ_INT(store_job_get(s, "job-29999-" "000000000000000000000000000000"
+	    "00000000000000000000000000000000000000000000029999", &j), 1);
+	T_EQ_INT(j.sched_hash, 29999);
+	store_close(s);
+}
+
 /* Milliseconds of the monotonic clock. */
 static int64_t
 mono_ms(void)
@@ -2096,6 +2155,7 @@ main(void)
 	test_decisions();
 	test_leases();
 	test_meta();
+	test_checkpoint();
 	test_busy();
 	cleanup();
 	return t_done();
