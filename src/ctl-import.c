@@ -29,8 +29,6 @@
 #include "schedule.h"
 #include "xmalloc.h"
 
-#define CTL_IMPORT_VARS_MAX	64
-
 static int	ctl_import_exec(int, char **, struct ctl_ctx *);
 
 const struct ctl_cmd ctl_import_cmd = {
@@ -46,7 +44,7 @@ struct ctl_import {
 	const char	*prefix;
 	const char	*user;		/* --user: for every job */
 	int		 system;	/* a user column */
-	char		*vars[CTL_IMPORT_VARS_MAX];	/* NAME=value */
+	char		**vars;		/* NAME=value, as they came */
 	size_t		 nvars;
 	char		*tz;		/* CRON_TZ */
 	int		 n;		/* entries converted */
@@ -197,12 +195,13 @@ ctl_import_var(struct ctl_import *im, const char *line)
 			    im->vars[i][strlen(name)] == '=')
 				break;
 		}
-		if (i == im->nvars && im->nvars < CTL_IMPORT_VARS_MAX)
-			im->nvars++;
-		if (i < im->nvars) {
-			free(im->vars[i]);
-			im->vars[i] = xasprintf("%s=%s", name, value);
+		if (i == im->nvars) {
+			im->vars = xreallocarray(im->vars, im->nvars + 1,
+			    sizeof *im->vars);
+			im->vars[im->nvars++] = NULL;
 		}
+		free(im->vars[i]);
+		im->vars[i] = xasprintf("%s=%s", name, value);
 	}
 	free(name);
 	free(value);
@@ -306,10 +305,10 @@ ctl_import_file(struct ctl_import *im)
 	}
 	free(line);
 	(void)fclose(f);
-	for (i = 0; i < im->nvars; i++) {
+	for (i = 0; i < im->nvars; i++)
 		free(im->vars[i]);
-		im->vars[i] = NULL;
-	}
+	free(im->vars);
+	im->vars = NULL;
 	im->nvars = 0;
 	free(im->tz);
 	im->tz = NULL;

@@ -633,13 +633,17 @@ server_pend_startable(struct server *s)
 
 /*
  * After a dispatch pass (or a manual run) committed: log the skips, stop
- * what is replaced, fork what was claimed, queue what waits.
+ * what is replaced, fork what was claimed, queue what waits.  The caller
+ * pumps next.  Until then the pump is held: a start that fails at once
+ * ends its attempt, and that end would pump the FIFO into the room the
+ * pass counted on for its own claims, past max_running.
  */
 void
 server_dispatch_apply(struct server *s, struct dispatch *dp)
 {
 	struct pending	*p, *next;
 	size_t		 i;
+	int		 held = s->pumping;
 
 	for (i = 0; i < dp->nranges; i++)
 		server_log_range(dp->ranges[i].j, dp->ranges[i].reason,
@@ -658,6 +662,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 		runner_stop(dp->kill[i], dp->kill[i]->kill_signal,
 		    dp->kill[i]->kill_grace);
 	}
+	s->pumping = 1;
 	for (p = dp->add; p != NULL; p = next) {
 		next = p->next;
 		if (p->j == NULL)		/* replaced within this pass */
@@ -686,6 +691,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 			p->j->npending++;
 		}
 	}
+	s->pumping = held;
 	dp->add = NULL;
 	dp->add_tail = &dp->add;
 }

@@ -73,4 +73,16 @@ expect_eq "two files: exit (one bad entry each)" "$rc" 1
 expect_eq "two files: each file's variables, once per job" \
     "$(printf '%s\n' "$out" | grep -c '^environment = BACKUP_DIR=/srv/backup$')" \
     "$(($(printf '%s\n' "$out" | grep -c '^\[') ))"
+# Many variables: every one reaches the job (there was a limit of 64).
+i=0
+while [ $i -lt 100 ]; do echo "V$i=value$i"; i=$((i + 1)); done > "$dir/many"
+echo 'V7=again' >> "$dir/many"
+echo '* * * * * true' >> "$dir/many"
+run_cmd "$TICKCTL" import-crontab --prefix m "$dir/many"
+expect_eq "100 variables: exit" "$rc" 0
+expect_eq "100 variables: all kept" \
+    "$(printf '%s\n' "$out" | grep -c '^environment = V[0-9]*=')" 100
+expect_match "100 variables: the last one" "$out" "*environment = V99=value99*"
+expect_match "100 variables: a name set twice keeps the later value" \
+    "$out" "*environment = V7=again*"
 done_ok
