@@ -14,6 +14,7 @@
  *             KEEP, SERVER_PRUNE_CHUNK) (WQ_PRUNE); once per virtual
  *             hour store_prune_age(now - 90 days, SERVER_PRUNE_CHUNK)
  *             and malloc_trim(0)
+ *   idle      (server_flush_cb)   store_checkpoint(SERVER_CKPT_PAGES)
  *
  * malloc is tuned as tickd's main does (M_TRIM_THRESHOLD 16 MB,
  * M_MMAP_THRESHOLD 1 MB): with glibc's defaults every claim's statement
@@ -66,6 +67,7 @@ main(void)
 #define DISPATCH_BATCH	32	/* SERVER_DISPATCH_BATCH */
 #define PRUNE_EVERY	20	/* SERVER_PRUNE_EVERY */
 #define PRUNE_CHUNK	500	/* SERVER_PRUNE_CHUNK */
+#define CKPT_PAGES	1000	/* SERVER_CKPT_PAGES */
 #define MAX_AGE		(90 * 86400)	/* history_max_age default */
 #define LEASE		60		/* lease default */
 #define TRIM_THRESHOLD	(16 * 1024 * 1024)	/* as tickd.c's main sets */
@@ -277,6 +279,9 @@ main(int argc, char **argv)
 		}
 		if (store_commit(s) == -1)
 			die("commit end", s);
+		/* Idle until the next second: the daemon checkpoints here. */
+		if (store_checkpoint(s, CKPT_PAGES) == -1)
+			die("checkpoint", s);
 
 		if (runs >= next_print || runs >= total) {
 			int64_t nr = q(ro, "SELECT count(*) FROM runs");

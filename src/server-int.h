@@ -38,7 +38,6 @@ struct envp;
 #define SERVER_DISPATCH_FIRST	4	/* due jobs in a burst's first claim */
 #define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
 #define SERVER_CKPT_PAGES	1000	/* WAL pages checkpointed when idle */
-#define SERVER_CKPT_PAGES_MAX	10000	/* ... and when never idle */
 #define SERVER_CKPT_IDLE_MS	250	/* idle: nothing due for this long */
 #define SERVER_NONE		SIZE_MAX
 

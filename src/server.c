@@ -917,10 +917,10 @@ server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	    s->heap[0]->due_ms <= now_ms)
 		return;
 	server_flush(s);
-	/* The WAL is copied back here, not inside a claim's commit. */
-	if (store_checkpoint(s->store, s->nheap == 0 || s->heap[0]->due_ms -
-	    now_ms >= SERVER_CKPT_IDLE_MS ? SERVER_CKPT_PAGES :
-	    SERVER_CKPT_PAGES_MAX) == -1)
+	/* The WAL is copied back when idle, not inside a claim's commit. */
+	if ((s->nheap == 0 || s->heap[0]->due_ms - now_ms >=
+	    SERVER_CKPT_IDLE_MS) && store_checkpoint(s->store,
+	    SERVER_CKPT_PAGES) == -1)
 		log_debug("store checkpoint: %s (tried again later)",
 		    store_error(s->store));
 }

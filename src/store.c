@@ -54,6 +54,7 @@
 #include "xmalloc.h"
 
 #define STORE_BUSY_MS	250
+#define STORE_WAL_MAX	10000	/* WAL pages: checkpointed in the commit */
 
 /* The end of a cause about a file tickd cannot use, in tickd(8). */
 #define STORE_RECOVER	"move it aside to recover it or start afresh " \
@@ -446,15 +447,23 @@ store_migrate(sqlite3 *db, const char *path, char **cause)
 	return 0;
 }
 
-/* After each commit: how many pages the WAL holds. */
+/*
+ * After each commit: how many pages the WAL holds.  The owner checkpoints
+ * when it suits it (store_checkpoint); past STORE_WAL_MAX pages the
+ * commit does it, as SQLite's own hook would at 1000, so that the WAL
+ * stays bounded whoever writes.
+ */
 static int
 store_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	(void)db;
-	(void)name;
 	s->wal_pages = pages;
+	if (pages >= STORE_WAL_MAX) {
+		(void)sqlite3_wal_checkpoint_v2(db, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		s->wal_pages = 0;
+	}
 	return SQLITE_OK;
 }
 
