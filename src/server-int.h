@@ -40,6 +40,7 @@ struct envp;
 #define SERVER_CKPT_PAGES	1000	/* WAL pages checkpointed when idle */
 #define SERVER_CKPT_IDLE_MS	250	/* idle: nothing due for this long */
 #define SERVER_NONE		SIZE_MAX
+#define SERVER_UNARMED		INT64_MIN	/* armed_ms: to be armed */
 
 /* A job as the loop knows it. */
 struct sjob {
@@ -126,6 +127,7 @@ struct server {
 	int			  store_trouble;
 	int64_t			  trouble_since;
 	int64_t			  flush_after;	/* mono ms */
+	int64_t			  armed_ms;	/* wake-ups armed for, -1 none */
 	int64_t			  clock_off;	/* wall - boot */
 	int64_t			  susp_off;	/* wall - mono */
 	struct sjob		**jobs;		/* sorted by id */

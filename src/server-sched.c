@@ -714,6 +714,7 @@ server_dispatch(struct server *s)
 
 	if (s->stopping)
 		return;
+	s->armed_ms = SERVER_UNARMED;	/* a wake-up may have fired */
 	memset(&dp, 0, sizeof dp);
 	dp.add_tail = &dp.add;
 	dp.now_ms = clock_wall_ms();

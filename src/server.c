@@ -172,11 +172,20 @@ void
 server_rearm(struct server *s)
 {
 	struct itimerspec	its;
-	int64_t			after;
+	int64_t			after, want = -1;
 
+	/*
+	 * Armed already for that moment (every run's end asks): nothing to
+	 * do.  server_dispatch, where every wake-up lands, forgets it.
+	 */
+	if (s->nheap > 0 && !s->stopping && !ev_is_active(&s->retry_w))
+		want = s->heap[0]->due_ms;
+	if (want == s->armed_ms)
+		return;
+	s->armed_ms = want;
 	ev_periodic_stop(s->loop, &s->wake_w);
 	memset(&its, 0, sizeof its);		/* disarmed */
-	if (s->nheap > 0 && !s->stopping && !ev_is_active(&s->retry_w)) {
+	if (want != -1) {
 		ev_periodic_set(&s->wake_w,
 		    (double)s->heap[0]->due_ms / 1000.0, 0, NULL);
 		ev_periodic_start(s->loop, &s->wake_w);
@@ -1084,6 +1093,7 @@ server_main(const char *path, int verbose)
 	s->config_path = path;
 	s->lock_fd = s->clock_fd = s->wake_fd = -1;
 	s->wq_tail = &s->wq;
+	s->armed_ms = SERVER_UNARMED;
 	s->pend_tail = &s->pend;
 	s->starting = 1;
 
