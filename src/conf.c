@@ -127,6 +127,8 @@ struct conf_loading {
 	struct job_def		***taken;	/* slots of prev->jobs taken */
 	size_t			 ntaken, taken_cap;
 	struct timespec		 start;		/* of the load, real time */
+	uid_t			 uid;		/* the daemon's, for creds */
+	gid_t			 gid;
 	size_t			 files_cap;	/* of c->files */
 };
 
@@ -1223,7 +1225,8 @@ conf_cred_get(struct conf_loading *L, const struct job_def *d)
 	if ((cc = conf_memo_get(&L->creds, key != NULL ? key : "\n",
 	    &found)) == NULL) {
 		cc = xcalloc(1, sizeof *cc);
-		cc->rc = priv_lookup(d->user, d->group, &cc->cred, &cc->cause);
+		cc->rc = priv_lookup_as(L->uid, L->gid, d->user, d->group,
+		    &cc->cred, &cc->cause);
 		conf_memo_put(&L->creds, key != NULL ? key : "\n", cc);
 	}
 	free(key);
@@ -1667,6 +1670,8 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev, int strict,
 		qsort(c->ignored, c->nignored, sizeof *c->ignored,
 		    conf_strcmp);
 	memset(&L, 0, sizeof L);
+	L.uid = c->uid;
+	L.gid = c->gid;
 	L.arg_max = sysconf(_SC_ARG_MAX);
 	L.creds.free_value = conf_cred_free;
 	L.execs.free_value = free;
@@ -1674,7 +1679,8 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev, int strict,
 	/* What every job of a file takes from the daemon must not differ. */
 	if (prev != NULL && strcmp(prev->jobs_dir, c->jobs_dir) == 0 &&
 	    strcmp(prev->timezone, c->timezone) == 0 &&
-	    prev->strict_exec == c->strict_exec && prev->root == c->root)
+	    prev->strict_exec == c->strict_exec && prev->uid == c->uid &&
+	    prev->gid == c->gid)
 		L.prev = prev;
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", c->jobs_dir, names[i]);
@@ -1742,23 +1748,10 @@ conf_system_zone(const char **from)
 	return NULL;
 }
 
-/*
- * Load tickd.conf at path and the jobs it points to.  Returns a new conf
- * (caller frees with conf_free) whose problems, if any, are in causes; or
- * NULL when tickd.conf itself is unusable.
- */
-struct conf *
-conf_load(const char *path, struct conf_causes *causes)
-{
-	return conf_reload(path, NULL, causes);
-}
-
-/*
- * conf_load, taking from prev the jobs of the job files that have not
- * changed since prev read them (conf_file_take).  prev loses them.
- */
-struct conf *
-conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
+/* conf_load, conf_reload and conf_load_as: the load for a daemon as uid. */
+static struct conf *
+conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
+    struct conf_causes *causes)
 {
 	struct conf_parse	 p;
 	struct conf		*c = xcalloc(1, sizeof *c);
@@ -1767,13 +1760,15 @@ conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
 	const char		*from;
 	char			*buf = NULL, *dir, *slash, *cause = NULL, *where;
 	size_t			 len, i, before = causes->n;
-	int			 strict = geteuid() == 0, found = 0;
+	int			 strict = uid == 0, found = 0;
 
 	memset(&p, 0, sizeof p);
 	memset(&empty, 0, sizeof empty);
 	envp_init(&unused);
 	c->path = xstrdup(path);
 	c->root = strict;
+	c->uid = uid;
+	c->gid = gid;
 	c->tzc = tz_cache_new(NULL);
 	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL)
@@ -1844,6 +1839,40 @@ fail:
 	free(dir);
 	conf_free(c);
 	return NULL;
+}
+
+/*
+ * Load tickd.conf at path and the jobs it points to.  Returns a new conf
+ * (caller frees with conf_free) whose problems, if any, are in causes; or
+ * NULL when tickd.conf itself is unusable.
+ */
+struct conf *
+conf_load(const char *path, struct conf_causes *causes)
+{
+	return conf_reload(path, NULL, causes);
+}
+
+/*
+ * conf_load, taking from prev the jobs of the job files that have not
+ * changed since prev read them (conf_file_take).  prev loses them.
+ */
+struct conf *
+conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
+{
+	return conf_read_all(path, prev, geteuid(), getegid(), causes);
+}
+
+/*
+ * conf_load as a daemon running as uid/gid would: as root, job files
+ * must be root's, and jobs may name any user; a job naming none runs as
+ * uid.  tickctl checks the configuration as the daemon that wrote the
+ * store runs.
+ */
+struct conf *
+conf_load_as(const char *path, uid_t uid, gid_t gid,
+    struct conf_causes *causes)
+{
+	return conf_read_all(path, NULL, uid, gid, causes);
 }
 
 /*

@@ -119,6 +119,8 @@ struct conf {
 	int64_t		  history_max_age; /* seconds */
 	int		  strict_exec;	/* default of the jobs' key */
 	int		  root;		/* loaded as root: files checked */
+	uid_t		  uid;		/* the daemon's ids it was loaded for */
+	gid_t		  gid;
 	struct tz_cache	 *tzc;
 	struct job_def	**jobs;		/* valid jobs, sorted by id */
 	size_t		  njobs;
@@ -142,6 +144,7 @@ struct conf {
 
 struct conf	*conf_load(const char *, struct conf_causes *);
 struct conf	*conf_reload(const char *, struct conf *, struct conf_causes *);
+struct conf	*conf_load_as(const char *, uid_t, gid_t, struct conf_causes *);
 void		 conf_free(struct conf *);
 struct job_def	*conf_job(const struct conf *, const char *);
 int		 conf_job_is_bad(const struct conf *, const struct job_def *);

@@ -5,8 +5,10 @@
  *   tickctl [--json] check [--strict]
  *
  * Problems (exit 1):
- *   - the configuration, loaded by conf_load exactly as the daemon loads
- *     it: each cause as "file:line: key: message" (as tickd -n prints it);
+ *   - the configuration, loaded exactly as the daemon loads it, as the
+ *     user the daemon last started as (the store's meta uid and gid;
+ *     tickctl's own ids without them): each cause as "file:line: key:
+ *     message" (as tickd -n prints it);
  *   - the state database cannot be read;
  *   - the daemon is not running;
  *   - a job is overdue: it has expect_success_within and no instance
@@ -34,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "ctl-fmt.h"
@@ -219,6 +222,13 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		    "warning%s (%zu jobs valid)", f.ncritical,
 		    f.ncritical == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
 		    njobs);
+	if (ctx->as_uid != geteuid()) {
+		size_t n = strlen(summary);
+
+		(void)snprintf(summary + n, sizeof summary - n, "; "
+		    "configuration checked as uid %ld, the daemon's",
+		    (long)ctx->as_uid);
+	}
 	rc = f.ncritical > 0 || (strict && nwarn > 0) ? CTL_EXIT_FAIL :
 	    CTL_EXIT_OK;
 	if (ctx->json) {
@@ -229,6 +239,7 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_json_int(&j, "warnings", (int64_t)nwarn);
 		ctl_json_int(&j, "jobs", (int64_t)njobs);
 		ctl_json_bool(&j, "strict", strict);
+		ctl_json_int(&j, "as_uid", (int64_t)ctx->as_uid);
 		ctl_json_close(&j);
 		(void)ctl_json_print(&j);
 		for (i = 0; i < f.n; i++) {

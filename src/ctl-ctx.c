@@ -79,6 +79,43 @@ ctl_ctx_free(struct ctl_ctx *ctx)
 }
 
 /*
+ * Load the configuration again as the daemon reads it when it runs as
+ * another user than tickctl (the store says as whom it last started):
+ * as root, job files must be root's and jobs may name any user; a job
+ * naming none runs as the daemon's user.
+ */
+static void
+ctl_ctx_conf_as_daemon(struct ctl_ctx *ctx)
+{
+	char		*uid = NULL, *gid = NULL, *cause = NULL, *end;
+	long		 u, g;
+
+	ctx->as_uid = geteuid();
+	ctx->as_gid = getegid();
+	if (ctx->conf == NULL || ctl_ctx_store_quiet(ctx) == NULL ||
+	    store_query_meta(ctx->store, "uid", &uid, &cause) != 1 ||
+	    store_query_meta(ctx->store, "gid", &gid, &cause) != 1)
+		goto out;
+	u = strtol(uid, &end, 10);
+	if (*end != '\0' || u < 0)
+		goto out;
+	g = strtol(gid, &end, 10);
+	if (*end != '\0' || g < 0 || ((uid_t)u == ctx->as_uid &&
+	    (gid_t)g == ctx->as_gid))
+		goto out;
+	ctx->as_uid = (uid_t)u;
+	ctx->as_gid = (gid_t)g;
+	conf_free(ctx->conf);
+	conf_causes_free(&ctx->causes);
+	ctx->conf = conf_load_as(ctx->config, ctx->as_uid, ctx->as_gid,
+	    &ctx->causes);
+out:
+	free(uid);
+	free(gid);
+	free(cause);	/* an old store without them: tickctl's own ids */
+}
+
+/*
  * The configuration, loaded on first use; NULL (nothing printed) when
  * tickd.conf itself is unusable.  Its causes are in ctx->causes.
  */
@@ -88,9 +125,11 @@ ctl_ctx_conf_quiet(struct ctl_ctx *ctx)
 	if (!ctx->conf_tried) {
 		ctx->conf_tried = 1;
 		ctx->conf = conf_load(ctx->config, &ctx->causes);
+		ctl_ctx_conf_as_daemon(ctx);
 	}
 	return ctx->conf;
 }
+
 
 /* The configuration; NULL with one line on stderr when it is invalid. */
 struct conf *

@@ -40,6 +40,8 @@ struct ctl_ctx {
 	struct conf		*conf;		/* NULL until ctl_ctx_conf */
 	struct conf_causes	 causes;	/* conf_load's, for check */
 	int			 conf_tried;
+	uid_t			 as_uid;	/* the daemon's ids, as loaded */
+	gid_t			 as_gid;
 	struct store_query	*store;		/* NULL until ctl_ctx_store */
 	char			*store_cause;
 	int			 store_tried;

@@ -92,16 +92,27 @@ int
 priv_lookup(const char *user, const char *group, struct priv_cred *out,
     char **cause)
 {
+	return priv_lookup_as(geteuid(), getegid(), user, group, out, cause);
+}
+
+/*
+ * priv_lookup for a daemon running as uid/gid, which need not be this
+ * process's (tickctl checks a configuration as the daemon reads it).
+ */
+int
+priv_lookup_as(uid_t uid, gid_t egid, const char *user, const char *group,
+    struct priv_cred *out, char **cause)
+{
 	struct passwd	 pw;
 	char		*buf = NULL;
 	gid_t		 gid;
-	int		 n, rc = -1, root = geteuid() == 0;
+	int		 n, rc = -1, root = uid == 0;
 
 	memset(out, 0, sizeof *out);
-	if (priv_getpw(user, geteuid(), &pw, &buf) == -1) {
+	if (priv_getpw(user, uid, &pw, &buf) == -1) {
 		if (user == NULL)
 			*cause = xasprintf("uid %ld has no password entry",
-			    (long)geteuid());
+			    (long)uid);
 		else if (errno == 0)
 			*cause = xasprintf("unknown user \"%s\"", user);
 		else
@@ -109,9 +120,9 @@ priv_lookup(const char *user, const char *group, struct priv_cred *out,
 			    strerror(errno));
 		goto out;
 	}
-	if (!root && pw.pw_uid != geteuid()) {
+	if (!root && pw.pw_uid != uid) {
 		*cause = xasprintf("user \"%s\": tickd runs as uid %ld, not "
-		    "root, and cannot switch users", user, (long)geteuid());
+		    "root, and cannot switch users", user, (long)uid);
 		goto out;
 	}
 	gid = pw.pw_gid;
@@ -124,7 +135,7 @@ priv_lookup(const char *user, const char *group, struct priv_cred *out,
 		rc = -2;
 		goto out;
 	}
-	if (!root && gid != getegid() && gid != pw.pw_gid) {
+	if (!root && gid != egid && gid != pw.pw_gid) {
 		*cause = xasprintf("group \"%s\": tickd is not root and cannot "
 		    "switch groups", group);
 		rc = -2;

@@ -800,7 +800,14 @@ server_meta(struct server *s)
 	if (store_meta_set(s->store, "pid", buf) == -1)
 		goto rollback;
 	(void)snprintf(buf, sizeof buf, "%lld", (long long)clock_wall_ms());
-	if (store_meta_set(s->store, "since", buf) == -1 ||
+	if (store_meta_set(s->store, "since", buf) == -1)
+		goto rollback;
+	/* Whose view of the configuration tickctl check takes. */
+	(void)snprintf(buf, sizeof buf, "%ld", (long)geteuid());
+	if (store_meta_set(s->store, "uid", buf) == -1)
+		goto rollback;
+	(void)snprintf(buf, sizeof buf, "%ld", (long)getegid());
+	if (store_meta_set(s->store, "gid", buf) == -1 ||
 	    store_meta_set(s->store, "config", s->config_path) == -1 ||
 	    store_meta_set(s->store, "version", TICKD_VERSION) == -1)
 		goto rollback;

@@ -54,6 +54,22 @@ run_cmd $tickd_wrap "$TICKCTL" -c "$dir/tickd.conf" pause me
 expect_eq "tickctl pause as nobody" "$rc $out" "0 me paused"
 run_cmd "$TICKCTL" -c "$dir/tickd.conf" resume me
 expect_match "tickctl resume as root" "$rc $out" "0 me resumed: next at *"
+# tickctl run by root checks the configuration as the daemon reads it
+# (the store says it runs as nobody): the root job is a problem, the loose
+# file is not; a job naming no user runs as nobody.
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" check
+expect_eq "check as root: exit" "$rc" 1
+expect_match "check as root: as the daemon's uid" "$out" \
+    "CRITICAL: *; configuration checked as uid $nobody_uid, the daemon's*"
+expect_match "check as root: the daemon's problem" "$out" \
+    "*$jobs/me.job:8: user: user \"root\": tickd runs as uid $nobody_uid, not root, and cannot switch users*"
+case $out in *loose*) fail "check as root: loose.job reported: $out" ;; esac
+checks=$((checks + 1))
+expect_eq "check --json as root: as_uid" "$("$TICKCTL" -c "$dir/tickd.conf" \
+    --json check | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["as_uid"])')" \
+    "$nobody_uid"
+expect_eq "env as root: the job's user" "$("$TICKCTL" -c "$dir/tickd.conf" env loose |
+    grep -E '^(USER|HOME)=' | sort | tr '\n' ' ')" "HOME=$nobody_home USER=nobody "
 daemon_stop_ok
 expect_eq "me: no run twice" "$(cut -d' ' -f1 "$dir/w/me.out" | sort | uniq -d)" ""
 for id in $(sql "SELECT run_id FROM runs WHERE job = 'me' AND
