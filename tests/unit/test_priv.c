@@ -383,6 +383,24 @@ test_unprivileged(void)
 		T_EQ_STR(line, unpriv_cases[i].cause != NULL ?
 		    unpriv_cases[i].cause : "0 65534 65534");
 	}
+
+	/* priv_lookup_as for uid 65534, from root: the same answers. */
+	T_RUN("lookups as uid 65534, from root");
+	for (i = 0; i < n; i++) {
+		char got_as[256];
+
+		cause = NULL;
+		if (priv_lookup_as(65534, 65534, unpriv_cases[i].user,
+		    unpriv_cases[i].group, &c, &cause) == 0) {
+			(void)snprintf(got_as, sizeof got_as, "0 %ld %ld",
+			    (long)c.uid, (long)c.gid);
+			priv_cred_free(&c);
+		} else
+			(void)snprintf(got_as, sizeof got_as, "%s", cause);
+		free(cause);
+		T_EQ_STR(got_as, unpriv_cases[i].cause != NULL ?
+		    unpriv_cases[i].cause : "0 65534 65534");
+	}
 }
 
 int
