@@ -71,6 +71,7 @@ enum {
 	ST_JOB_PUT,
 	ST_RUN_INSERT,
 	ST_RUN_CLAIM,
+	ST_RUN_CLAIMED,
 	ST_ATTEMPT_INSERT,
 	ST_ATTEMPT_STARTED,
 	ST_RUN_STARTED,
@@ -85,6 +86,7 @@ enum {
 	ST_JOB_IDS,
 	ST_JOB_LAST_END,
 	ST_RUN_CLAIM_ID,
+	ST_RUN_CLAIMED_ID,
 	ST_RUN_SKIP,
 	ST_RUNS_FOUND,
 	ST_JOB_LAST_SUCCESS,
@@ -119,8 +121,9 @@ static const char *const store_sql[ST_COUNT] = {
 	    "attempts = attempts + 1 "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
 	    "AND (status IN ('pending', 'queued') OR "
-	    "(status = 'running' AND lease_until < ?7)) "
-	    "RETURNING id, attempts, run_id",
+	    "(status = 'running' AND lease_until < ?7))",
+	[ST_RUN_CLAIMED] = "SELECT id, attempts, run_id FROM runs "
+	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3",
 	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger) "
 	    "VALUES (?1, ?2, ?3)",
 	[ST_ATTEMPT_STARTED] = "UPDATE attempts SET pid = ?3, started_at = ?4,"
@@ -160,8 +163,10 @@ static const char *const store_sql[ST_COUNT] = {
 	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
 	    "exit_status = NULL, signal = NULL, trigger = ?2, "
 	    "owner = ?3, lease_until = ?4, attempts = attempts + 1 "
-	    "WHERE id = ?1 AND status IN ('queued', 'retrying', "
-	    "'interrupted') RETURNING id, attempts, run_id",
+	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
+	    "status = 'interrupted')",
+	[ST_RUN_CLAIMED_ID] = "SELECT id, attempts, run_id FROM runs "
+	    "WHERE id = ?1",
 	[ST_RUN_SKIP] = "INSERT INTO runs (run_id, job, scheduled_at, origin, "
 	    "trigger, status, reason, detail, created_at, finished_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, 'skipped', ?6, ?7, ?8, ?8) "
@@ -723,6 +728,43 @@ store_run_origin(const char *run_id)
 }
 
 /*
+ * A claim's UPDATE changed its row: read what the row became (st, the
+ * bound SELECT) into out and add the attempt.  1, or -1.  Not UPDATE ...
+ * RETURNING, which costs a temporary table per statement.
+ */
+static int
+store_claimed(struct store *s, sqlite3_stmt *st, const struct store_claim *c,
+    struct store_claimed *out)
+{
+	const char	*text;
+	int		 rc;
+
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		out->rowid = sqlite3_column_int64(st, 0);
+		out->attempt = sqlite3_column_int(st, 1);
+		text = (const char *)sqlite3_column_text(st, 2);
+		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
+		    text ? text : "");
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc == SQLITE_DONE) {	/* not in this transaction */
+		s->busy = 0;
+		(void)snprintf(s->err, sizeof s->err, "the claimed run is gone");
+		return -1;
+	}
+	if (rc != SQLITE_ROW)
+		return store_fail(s, rc);
+	st = s->st[ST_ATTEMPT_INSERT];
+	(void)sqlite3_bind_int64(st, 1, out->rowid);
+	(void)sqlite3_bind_int(st, 2, out->attempt);
+	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return 1;
+}
+
+/*
  * Claim an instance for a new attempt, inside the caller's transaction:
  * insert it if absent, move it to running under our lease if it is
  * pending or queued, or running under a lease that has expired (its
@@ -735,8 +777,6 @@ store_run_claim(struct store *s, const struct store_claim *c,
 {
 	sqlite3_stmt	*st;
 	char		 run_id[STORE_RUN_ID_MAX];
-	const char	*text;
-	int		 rc;
 
 	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
 	    sizeof run_id);
@@ -758,33 +798,17 @@ store_run_claim(struct store *s, const struct store_claim *c,
 	(void)sqlite3_bind_text(st, 5, c->owner, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_int64(st, 6, c->lease_until);
 	(void)sqlite3_bind_int64(st, 7, c->now_ms / 1000);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->rowid = sqlite3_column_int64(st, 0);
-		out->attempt = sqlite3_column_int(st, 1);
-		text = (const char *)sqlite3_column_text(st, 2);
-		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
-		    text ? text : run_id);
-		/* Step to the end so the UPDATE completes. */
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			;
-		rc = rc == SQLITE_DONE ? SQLITE_ROW : rc;
-	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
-	if (rc == SQLITE_DONE)
-		return 0;
-
-	st = s->st[ST_ATTEMPT_INSERT];
-	(void)sqlite3_bind_int64(st, 1, out->rowid);
-	(void)sqlite3_bind_int(st, 2, out->attempt);
-	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return 1;
+	if (sqlite3_changes(s->db) == 0)
+		return 0;
+	st = s->st[ST_RUN_CLAIMED];
+	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	return store_claimed(s, st, c, out);
 }
+
 
 /* Record that an attempt's process started (pid_start: -1 if unknown). */
 int
@@ -1016,37 +1040,18 @@ store_run_claim_id(struct store *s, int64_t rowid, const struct store_claim *c,
     struct store_claimed *out)
 {
 	sqlite3_stmt	*st = s->st[ST_RUN_CLAIM_ID];
-	const char	*text;
-	int		 rc;
 
 	(void)sqlite3_bind_int64(st, 1, rowid);
 	(void)sqlite3_bind_text(st, 2, c->trigger, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_text(st, 3, c->owner, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_int64(st, 4, c->lease_until);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->rowid = sqlite3_column_int64(st, 0);
-		out->attempt = sqlite3_column_int(st, 1);
-		text = (const char *)sqlite3_column_text(st, 2);
-		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
-		    text ? text : "");
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			;
-		rc = rc == SQLITE_DONE ? SQLITE_ROW : rc;
-	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
-	if (rc == SQLITE_DONE)
-		return 0;
-	st = s->st[ST_ATTEMPT_INSERT];
-	(void)sqlite3_bind_int64(st, 1, out->rowid);
-	(void)sqlite3_bind_int(st, 2, out->attempt);
-	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return 1;
+	if (sqlite3_changes(s->db) == 0)
+		return 0;
+	st = s->st[ST_RUN_CLAIMED_ID];
+	(void)sqlite3_bind_int64(st, 1, rowid);
+	return store_claimed(s, st, c, out);
 }
 
 /*

@@ -92,10 +92,16 @@ const char *const store_schema[] = {
 	/*
 	 * 3 -> 4: status in the job index, so that pruning a job's history
 	 * (store_prune_job: its newest history_keep finished rows kept)
-	 * reads the index alone, not every kept row.
+	 * reads the index alone, not every kept row.  runs_active goes: no
+	 * query used it, and its "status IN (...)" predicate cost a
+	 * temporary table at every insert and status change of a run.  The
+	 * lease renewal (owner = ?) scanned the table; runs_owned holds only
+	 * the running rows.
 	 */
 	"DROP INDEX runs_job;"
-	"CREATE INDEX runs_job ON runs (job, scheduled_at, status);",
+	"CREATE INDEX runs_job ON runs (job, scheduled_at, status);"
+	"DROP INDEX runs_active;"
+	"CREATE INDEX runs_owned ON runs (owner) WHERE owner IS NOT NULL;",
 };
 
 const size_t store_schema_steps = sizeof store_schema /

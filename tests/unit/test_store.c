@@ -190,7 +190,7 @@ static const struct sql_check schema_checks[] = {
 	    "sqlite_master WHERE type = 'table' ORDER BY name)",
 	    "attempts decisions jobs meta runs" },
 	{ "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name "
-	    "IN ('runs_job', 'runs_active', 'decisions_job', "
+	    "IN ('runs_job', 'runs_owned', 'decisions_job', "
 	    "'runs_retrying')", "4" },
 	{ "SELECT group_concat(name, ' ') FROM pragma_index_info('runs_job')",
 	    "job scheduled_at status" },
@@ -1225,6 +1225,9 @@ static const struct sql_check migrate_checks[] = {
 	    "'runs_retrying'", "1" },
 	{ "SELECT group_concat(name, ' ') FROM pragma_index_info('runs_job')",
 	    "job scheduled_at status" },
+	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master "
+	    "WHERE type = 'index' AND name IN ('runs_active', 'runs_owned'))",
+	    "runs_owned" },
 	{ "PRAGMA integrity_check", "ok" },
 };
 
