@@ -130,7 +130,6 @@ ctl_ctx_conf_quiet(struct ctl_ctx *ctx)
 	return ctx->conf;
 }
 
-
 /* The configuration; NULL with one line on stderr when it is invalid. */
 struct conf *
 ctl_ctx_conf(struct ctl_ctx *ctx)

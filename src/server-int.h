@@ -234,7 +234,7 @@ int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64
 void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
 int	server_wq_write(struct server *);
-void	server_wq_done(struct server *);
+void	server_wq_committed(struct server *, int);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
 void	server_forget(struct server *);
 void	server_forget_collect(const char *, void *);

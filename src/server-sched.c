@@ -772,10 +772,7 @@ server_dispatch(struct server *s)
 	}
 	if (store_commit(s->store) == -1)
 		goto busy;
-	if (wrote != -1)
-		server_store_ok(s);
-	if (wrote == 1)
-		server_wq_done(s);
+	server_wq_committed(s, wrote);
 
 	/* Committed: apply, then fork. */
 	for (i = 0; i < ndue; i++) {
@@ -909,10 +906,7 @@ server_pump_pass(struct server *s)
 	}
 	if (store_commit(s->store) == -1)
 		goto busy;
-	if (wrote != -1)
-		server_store_ok(s);
-	if (wrote == 1)
-		server_wq_done(s);
+	server_wq_committed(s, wrote);
 	for (i = 0; i < n; i++) {
 		for (pp = &s->pend; *pp != batch[i]; pp = &(*pp)->next)
 			;

@@ -325,10 +325,11 @@ server_store_ok(struct server *s)
 
 /*
  * Write the queued items inside the open transaction, as a part of it
- * that fails alone: 1 written (server_wq_done frees them once committed),
- * 0 nothing to write yet, -1 failed and undone (the queue stays and is
- * tried again after SERVER_RETRY; the rest of the transaction goes on).
- * A dispatch carries them in its claim transaction: one fsync, not two.
+ * that fails alone: 1 written (server_wq_committed frees them after the
+ * commit), 0 nothing to write yet, -1 failed and undone (the queue stays
+ * and is tried again after SERVER_RETRY; the rest of the transaction goes
+ * on).  A dispatch carries them in its claim transaction: one fsync, not
+ * two.
  */
 int
 server_wq_write(struct server *s)
@@ -387,16 +388,20 @@ fail:
 }
 
 /*
- * The transaction that wrote the queue committed: drop what it wrote,
- * keep what was queued since.
+ * The transaction in which server_wq_write answered `wrote` committed:
+ * drop what it wrote, keep what was queued since; the store works again
+ * unless the write queue's part failed.
  */
 void
-server_wq_done(struct server *s)
+server_wq_committed(struct server *s, int wrote)
 {
 	struct wq_item	*w;
 	int		 last = 0;
 
-	while (!last && (w = s->wq) != NULL) {
+	if (wrote == -1)
+		return;
+	server_store_ok(s);
+	while (wrote == 1 && !last && (w = s->wq) != NULL) {
 		last = w == s->wq_last;
 		s->wq = w->next;
 		server_wq_free(w);
@@ -443,9 +448,7 @@ server_flush(struct server *s)
 	}
 	if (store_commit(s->store) == -1)
 		goto fail;
-	if (wrote)
-		server_wq_done(s);
-	server_store_ok(s);
+	server_wq_committed(s, wrote);
 	return;
 fail:
 	server_store_trouble(s, "write");
