@@ -761,7 +761,7 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 	char		*p = (char *)base + k->offset;
 	char		*why = NULL, *end;
 	int64_t		 n;
-	long long	 ll;
+	long long	 ll, mult;
 	int		 b;
 	struct schedule	*s;
 
@@ -812,16 +812,18 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		errno = 0;
 		ll = strtoll(v, &end, 10);
 		if (k->type == CONF_T_SIZE && end != v && ll >= 0 &&
-		    ll < INT64_C(1) << 40 && *end != '\0') {
+		    *end != '\0') {
 			/* A unit: k, M or G (binary), with an optional B/iB. */
 			if (*end == 'k' || *end == 'K')
-				ll *= 1024;
+				mult = 1024;
 			else if (*end == 'M')
-				ll *= 1024 * 1024;
+				mult = 1024 * 1024;
 			else if (*end == 'G')
-				ll *= 1024 * 1024 * 1024;
+				mult = 1024 * 1024 * 1024;
 			else
 				goto size_bad;
+			/* Too large saturates: the range check says so. */
+			ll = ll > LLONG_MAX / mult ? LLONG_MAX : ll * mult;
 			end++;
 			if (strcmp(end, "B") == 0 || strcmp(end, "iB") == 0)
 				end += strlen(end);

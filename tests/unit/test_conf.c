@@ -486,6 +486,24 @@ static const struct conf_case conf_cases[] = {
 	    "misfire|words|emptycmd|sig0|upper|nocodes|comma", "",
 	    { { "good", "overlap", "queue" } } },
 
+	/* Sizes: units, bounds, and numbers too large for any unit. */
+	{ "output_keep sizes", 0, NULL, 0, NULL, { { "ok.job",
+	    PJ("k64", "output_keep = 64kB")			/* 4 */
+	    PJ("m1", "output_keep = 1M")			/* 8 */
+	    PJ("m2", "output_keep = 2M")			/* 12 */
+	    PJ("huge", "output_keep = 9999999999G")		/* 16 */
+	    PJ("huger", "output_keep = 99999999999999999999")	/* 20 */
+	    PJ("unit", "output_keep = 5x") } },			/* 24 */
+	    0, {
+	    "$J/ok.job:12: output_keep: \"2M\" is out of range 0-1048576",
+	    "$J/ok.job:16: output_keep: \"9999999999G\" is out of range "
+		"0-1048576",
+	    "$J/ok.job:20: output_keep: \"99999999999999999999\" is not a "
+		"size (examples: 512, 64k, 1M)",
+	    "$J/ok.job:24: output_keep: \"5x\" is not a size (examples: 512, "
+		"64k, 1M)" },
+	    "k64|m1", "m2|huge|huger|unit", "", { { NULL, NULL, NULL } } },
+
 	/* The bounds of each policy number; all causes of a job. */
 	{ "policy bounds", 0, NULL, 0, NULL, { { "pr.job",
 	    PJ("grace0", "misfire_grace = 0")			/* 4 */
