@@ -64,6 +64,8 @@
 #define RUNNER_ENV_MAX	(4 * 1024 * 1024) /* environ read at most */
 #define RUNNER_STACK	(256 * 1024)	/* the clone child's stack */
 #define RUNNER_GUARD	4096		/* its guard page */
+#define RUNNER_FDS_PER_RUN 2		/* output pipes held per run */
+#define RUNNER_FDS_KEPT	128		/* for the rest: runner_budget */
 
 /*
  * AddressSanitizer keeps a shadow of each thread's stack and cannot follow
@@ -131,6 +133,28 @@ runner_init(struct ev_loop *loop, runner_cb started, runner_cb done,
 			log_warn("raising the descriptor limit to %llu: %s",
 			    (unsigned long long)rl.rlim_max, strerror(errno));
 	}
+}
+
+/*
+ * How many runs may have a process at once with the descriptors tickd
+ * has: each holds RUNNER_FDS_PER_RUN, and RUNNER_FDS_KEPT are left for
+ * the rest: the daemon's own (about 20: store, lock, sockets, timers),
+ * the exec-status pipes of a dispatch batch (up to 32, read in the next
+ * loop iteration), on_failure commands, control clients and SQLite's
+ * temporary files.  Past it a pipe would fail with EMFILE, and the run
+ * with it: the caller makes the rest wait instead.
+ */
+size_t
+runner_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur ==
+	    RLIM_INFINITY || rl.rlim_cur > SIZE_MAX / 2)
+		return SIZE_MAX;
+	if (rl.rlim_cur <= RUNNER_FDS_KEPT + RUNNER_FDS_PER_RUN)
+		return 1;
+	return (size_t)(rl.rlim_cur - RUNNER_FDS_KEPT) / RUNNER_FDS_PER_RUN;
 }
 
 /* How many runs have a live (unreaped) process. */

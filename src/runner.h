@@ -89,6 +89,7 @@ int		 runner_spawn(struct run *, const struct runner_spec *,
 void		 runner_reap(pid_t, int);
 void		 runner_signal(struct run *, int);
 size_t		 runner_count(void);
+size_t		 runner_budget(void);
 void		 runner_free(struct run *);
 void		 runner_log_job(const struct run *, struct log_job *);
 int64_t		 runner_pid_start(pid_t);

@@ -128,6 +128,7 @@ struct server {
 	int64_t			  trouble_since;
 	int64_t			  flush_after;	/* mono ms */
 	int64_t			  armed_ms;	/* wake-ups armed for, -1 none */
+	size_t			  fd_budget;	/* runs the descriptors hold */
 	int64_t			  clock_off;	/* wall - boot */
 	int64_t			  susp_off;	/* wall - mono */
 	struct sjob		**jobs;		/* sorted by id */
@@ -245,6 +246,8 @@ void	server_heap_remove(struct server *, struct sjob *);
 void	server_heap_set(struct server *, size_t, struct sjob *);
 void	server_heap_update(struct server *, struct sjob *);
 size_t	server_heap_due(const struct server *, int64_t, size_t);
+size_t	server_slots(const struct server *);
+void	server_slots_check(struct server *);
 void	server_hook(struct server *, struct sjob *, const char *, const char *, int64_t, int64_t, int, int, int, const char *);
 void	server_hook_done(struct server *, struct run *);
 void	server_identity(struct server *);

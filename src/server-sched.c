@@ -615,6 +615,29 @@ server_note_skip(struct server *s, const struct dskip *k)
 		    j->runs != NULL ? j->runs->run_id : "");
 }
 
+/*
+ * How many job processes may run at once: max_running, or fewer when the
+ * descriptor limit cannot hold that many runs' output pipes (the rest
+ * wait, queued, instead of failing to start).
+ */
+size_t
+server_slots(const struct server *s)
+{
+	return (size_t)s->conf->max_running < s->fd_budget ?
+	    (size_t)s->conf->max_running : s->fd_budget;
+}
+
+/* Warn when the descriptor limit, not max_running, bounds the runs. */
+void
+server_slots_check(struct server *s)
+{
+	if ((size_t)s->conf->max_running > s->fd_budget)
+		log_warn("max_running is %lld, but tickd's descriptor limit "
+		    "holds the output pipes of %zu runs at once: the others "
+		    "wait, queued (raise LimitNOFILE)",
+		    (long long)s->conf->max_running, s->fd_budget);
+}
+
 /* How many entries of the FIFO could start now but for max_running. */
 size_t
 server_pend_startable(struct server *s)
@@ -751,8 +774,8 @@ server_dispatch(struct server *s)
 		goto out;
 	planned = xreallocarray(NULL, ndue, sizeof *planned);
 	waiting = server_pend_startable(s);
-	dp.room = (size_t)s->conf->max_running > s->nrunning + waiting ?
-	    (size_t)s->conf->max_running - s->nrunning - waiting : 0;
+	dp.room = server_slots(s) > s->nrunning + waiting ?
+	    server_slots(s) - s->nrunning - waiting : 0;
 
 	if (store_begin(s->store) == -1)
 		goto busy;
@@ -860,8 +883,8 @@ server_pump_pass(struct server *s)
 
 	if (s->stopping || s->pend == NULL)
 		goto out;
-	room = (size_t)s->conf->max_running > s->nrunning ?
-	    (size_t)s->conf->max_running - s->nrunning : 0;
+	room = server_slots(s) > s->nrunning ? server_slots(s) - s->nrunning :
+	    0;
 	for (p = s->pend; p != NULL && n < room; p = p->next) {
 		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
 			;

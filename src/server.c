@@ -701,6 +701,8 @@ server_reload(struct server *s, struct control_reply *reply)
 		    "restart");
 	s->conf = c;
 	log_level = c->log_level > s->verbose ? c->log_level : s->verbose;
+	if (c->max_running != old->max_running)
+		server_slots_check(s);
 	server_jobs_sync(s);
 	conf_free(old);
 	server_log_ignored(s);
@@ -1126,6 +1128,8 @@ server_main(const char *path, int verbose)
 	if (s->loop == NULL)
 		fatalx("cannot initialise the event loop");
 	runner_init(s->loop, server_run_started, server_run_done, s);
+	s->fd_budget = runner_budget();
+	server_slots_check(s);
 	server_watchers(s);
 	/* Clients are served once the loop runs, after the recovery. */
 	server_state_dir(s->conf->control);

@@ -11,7 +11,9 @@
 #
 # term: SIGTERM while 150 jobs run (TERM_JOBS; max_running as many, 20 more
 # queued; 5 of them ignore TERM, kill_grace 2s), under the descriptor
-# limit systemd gives a service (1024): each run is terminated (reason
+# limit systemd gives a service (1024, here soft and hard: when it holds
+# fewer runs than TERM_JOBS, tickd warns and keeps the rest queued, and
+# none fails to start): each run is terminated (reason
 # shutdown: TERM, or KILL for the 5), not retried, not reported to
 # on_failure; nothing is left running; tickd exits 0 (tickd.8: the
 # last-resort SIGKILL comes 1 s after the longest kill_grace, at least
@@ -225,59 +227,62 @@ daemon_start
 tickd_wrap=
 checks=$((checks + 1))
 [ "$(now)" -lt "$t0" ] || fail "term: tickd was ready after the instant"
-# Each running job holds 2 descriptors in tickd (its output pipes): more
-# than about 500 at once need more than the 1024 systemd gives (see the
-# long variant, 600).
-wait_for "$TERM_JOBS jobs to start (or fail to)" $((t0 - $(now) + 20 + TERM_JOBS / 10)) eval '[ \
-    $(($(lines "$dir/term.started") + $(sql "SELECT count(*) FROM attempts WHERE
-    outcome = '\''spawn_failed'\''"))) -ge $TERM_JOBS ]'
-nspawn=$(sql "SELECT count(DISTINCT run) FROM attempts WHERE outcome = 'spawn_failed'")
-checks=$((checks + 1))
-if [ "$nspawn" -gt 0 ]; then
-	soft_fail "term: $nspawn of $TERM_JOBS jobs could not start under the descriptor limit systemd gives a service (1024, soft and hard: tickd cannot raise it): $(sql "SELECT error FROM attempts WHERE outcome = 'spawn_failed' LIMIT 1")"
-	daemon_stop 30
-else
-	wait_for "$TERM_JOBS jobs to run" 10 eval '[ "$(pgrep -fc -- "^$dir/zz-term")" -eq $TERM_JOBS ]'
-	wait_for "20 queued" 5 eval '[ "$(sql "SELECT count(*) FROM runs WHERE status = '\''queued'\''
-	    AND reason = '\''max_running'\''")" -eq 20 ]'
-	expect_eq "running" "$(sql "SELECT count(*) FROM runs WHERE status = 'running'")" "$TERM_JOBS"
-	expect_eq "TERM-ignoring jobs running" "$(pgrep -fc -- "^$dir/zz-termi")" 5
-	t_term=$(now_ms)
-	# tickd(8): SIGKILL 1 s after the longest kill_grace (10s, the default),
-	# at least 11 s after the signal; then the end of the runs is written.
-	# (The deadline is wider: the machine is shared.  The figures say more.)
-	daemon_stop 30
-	took=$(($(now_ms) - t_term))
-	echo "term: $TERM_JOBS running jobs stopped in $took ms; $(sql "SELECT 'the TERM ones ended ' ||
-	    (min(a.finished_at) - $t_term) || '-' || (max(a.finished_at) - $t_term) ||
-	    ' ms after SIGTERM' FROM attempts a JOIN runs r ON a.run = r.id
-	    WHERE r.job LIKE 's%'"), $(sql "SELECT 'the KILL ones (kill_grace 2s) ' ||
-	    (min(a.finished_at) - $t_term) || '-' || (max(a.finished_at) - $t_term) || ' ms'
-	    FROM attempts a JOIN runs r ON a.run = r.id WHERE r.job LIKE 'i%'")"
-	expect_eq "term: tickd exit status" "$daemon_rc" 0
-	log_has "tickd: notice: stopping on Terminated: $TERM_JOBS job processes to end" ||
-	    fail "term: no stopping line"
-	log_has "tickd: notice: stopped" || fail "term: no stopped line"
-	expect_eq "term: no job process left" "$(pgrep -f -- "^$dir/zz-term" | tr '\n' ' ')" ""
-	expect_eq "term: the runs" "$(sql "SELECT status, reason, count(*) FROM runs
-	    GROUP BY 1, 2 ORDER BY 1" | tr '\n' ' ')" \
-	    "queued|max_running|20 terminated|shutdown|$TERM_JOBS "
-	expect_eq "term: how they ended" "$(sql "SELECT substr(job, 1, 1), exit_status,
-	    signal, count(*) FROM runs WHERE status = 'terminated' GROUP BY 1, 2, 3
-	    ORDER BY 1" | tr '\n' ' ')" "i||9|5 s||15|$((TERM_JOBS - 5)) "
-	expect_eq "term: the attempts" "$(sql "SELECT outcome, trigger, count(*) FROM attempts
-	    GROUP BY 1, 2")" "terminated|schedule|$TERM_JOBS"
-	expect_eq "term: the queued ones never started" "$(sql "SELECT count(*), sum(attempts),
-	    count(started_at), count(owner) FROM runs WHERE status = 'queued'")" "20|0|0|0"
-	expect_eq "term: not retried" "$(sql "SELECT count(*) FROM runs WHERE retry_at IS NOT NULL
-	    OR attempts != (status = 'terminated')")" 0
-	expect_eq "term: no on_failure" "$(lines "$dir/term.hook")|$(sql "SELECT count(*)
-	    FROM decisions")" "0|0"
-	expect_eq "term: the TERM-ignoring ones got SIGKILL after 2s" "$(log_count \
-	    'did not stop within 2s of signal 15: SIGKILL')" 5
-	ids "$dir/term.started"
-	expect_runs_match "$dir/term.started.ids" "status = 'terminated'"
+# Each running job holds 2 descriptors in tickd (its output pipes): under
+# 1024 (soft and hard) about 480 fit.  tickd says so at start and runs that
+# many; the others wait, queued like any over max_running, and none fails
+# to start (the long variant runs 600).
+run=$TERM_JOBS
+if log_has "descriptor limit holds the output pipes of"; then
+	run=$(sed -n 's/.*holds the output pipes of \([0-9]*\) runs at once.*/\1/p' \
+	    "$log" | head -n 1)
+	[ "$run" -lt "$TERM_JOBS" ] || fail "term: a limit of $run runs is no limit"
+	echo "term: the descriptors hold $run of $TERM_JOBS runs at once"
 fi
+queued=$((TERM_JOBS + 20 - run))
+wait_for "$run jobs to start" $((t0 - $(now) + 20 + run / 10)) eval '[ \
+    "$(lines "$dir/term.started")" -ge $run ]'
+expect_eq "term: no job failed to start" "$(sql "SELECT count(*) FROM attempts
+    WHERE outcome = 'spawn_failed'")" 0
+wait_for "$run jobs to run" 10 eval '[ "$(pgrep -fc -- "^$dir/zz-term")" -eq $run ]'
+wait_for "$queued queued" 5 eval '[ "$(sql "SELECT count(*) FROM runs WHERE status = '\''queued'\''
+    AND reason = '\''max_running'\''")" -eq $queued ]'
+expect_eq "running" "$(sql "SELECT count(*) FROM runs WHERE status = 'running'")" "$run"
+expect_eq "TERM-ignoring jobs running" "$(pgrep -fc -- "^$dir/zz-termi")" 5
+t_term=$(now_ms)
+# tickd(8): SIGKILL 1 s after the longest kill_grace (10s, the default),
+# at least 11 s after the signal; then the end of the runs is written.
+# (The deadline is wider: the machine is shared.  The figures say more.)
+daemon_stop 30
+took=$(($(now_ms) - t_term))
+echo "term: $run running jobs stopped in $took ms; $(sql "SELECT 'the TERM ones ended ' ||
+    (min(a.finished_at) - $t_term) || '-' || (max(a.finished_at) - $t_term) ||
+    ' ms after SIGTERM' FROM attempts a JOIN runs r ON a.run = r.id
+    WHERE r.job LIKE 's%'"), $(sql "SELECT 'the KILL ones (kill_grace 2s) ' ||
+    (min(a.finished_at) - $t_term) || '-' || (max(a.finished_at) - $t_term) || ' ms'
+    FROM attempts a JOIN runs r ON a.run = r.id WHERE r.job LIKE 'i%'")"
+expect_eq "term: tickd exit status" "$daemon_rc" 0
+log_has "tickd: notice: stopping on Terminated: $run job processes to end" ||
+    fail "term: no stopping line"
+log_has "tickd: notice: stopped" || fail "term: no stopped line"
+expect_eq "term: no job process left" "$(pgrep -f -- "^$dir/zz-term" | tr '\n' ' ')" ""
+expect_eq "term: the runs" "$(sql "SELECT status, reason, count(*) FROM runs
+    GROUP BY 1, 2 ORDER BY 1" | tr '\n' ' ')" \
+    "queued|max_running|$queued terminated|shutdown|$run "
+expect_eq "term: how they ended" "$(sql "SELECT substr(job, 1, 1), exit_status,
+    signal, count(*) FROM runs WHERE status = 'terminated' GROUP BY 1, 2, 3
+    ORDER BY 1" | tr '\n' ' ')" "i||9|5 s||15|$((run - 5)) "
+expect_eq "term: the attempts" "$(sql "SELECT outcome, trigger, count(*) FROM attempts
+    GROUP BY 1, 2")" "terminated|schedule|$run"
+expect_eq "term: the queued ones never started" "$(sql "SELECT count(*), sum(attempts),
+    count(started_at), count(owner) FROM runs WHERE status = 'queued'")" "$queued|0|0|0"
+expect_eq "term: not retried" "$(sql "SELECT count(*) FROM runs WHERE retry_at IS NOT NULL
+    OR attempts != (status = 'terminated')")" 0
+expect_eq "term: no on_failure" "$(lines "$dir/term.hook")|$(sql "SELECT count(*)
+    FROM decisions")" "0|0"
+expect_eq "term: the TERM-ignoring ones got SIGKILL after 2s" "$(log_count \
+    'did not stop within 2s of signal 15: SIGKILL')" 5
+ids "$dir/term.started"
+expect_runs_match "$dir/term.started.ids" "status = 'terminated'"
 
 # ==== stop: SIGSTOP and SIGCONT, with the watchdog ========================================
 phase stop
