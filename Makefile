@@ -214,7 +214,8 @@ LONG_TESTS	= $(wildcard tests/long/t_*.sh)
 
 check-long: all
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
-	    TEST_TIMEOUT=$${TEST_TIMEOUT:-14400} bash tests/run.sh $(LONG_TESTS)
+	    TEST_TIMEOUT=$${TEST_TIMEOUT:-14400} KEEP_LOGS=$${KEEP_LOGS:-1} \
+	    bash tests/run.sh $(LONG_TESTS)
 
 check-unit: $(UNIT_BINS) fuzz-replay-bins
 	@B=$(B) bash tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS)

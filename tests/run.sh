@@ -5,7 +5,8 @@
 # with "N passed, N failed".  Exit status 77 from a test means "skipped"
 # (the reason is its last line of output).
 # Environment: B (build directory), TEST_TIMEOUT (seconds per test),
-# TEST_JOBS (tests at once).
+# TEST_JOBS (tests at once), KEEP_LOGS=1 (keep the logs of passing tests
+# too: the long soaks print their figures there).
 B=${B:-build}
 logs=$B/test-logs
 jobs=${TEST_JOBS:-3}
@@ -42,7 +43,7 @@ report() {
 	0)	pass=$((pass + 1))
 		printf 'PASS %-28s %6d ms  %s\n' "$name" "$ms" \
 		    "$(tail -n 1 "$log")"
-		rm -f "$log" ;;
+		[ "${KEEP_LOGS:-0}" = 1 ] || rm -f "$log" ;;
 	77)	skip=$((skip + 1))
 		printf 'SKIP %-28s %s\n' "$name" "$(tail -n 1 "$log")" ;;
 	*)	fail=$((fail + 1)) failed="$failed $name"
