@@ -9,8 +9,10 @@
 #     that cannot fork is recorded (failed, spawn, the system's error) and
 #     retried per its policy, the daemon keeps going, and once the holders
 #     end every instance runs, exactly once.
-#  2. descriptors run out (EMFILE) and exec fails: tickd (root) with an
-#     RLIMIT_NOFILE that leaves it six descriptors (one run's pipes) and
+#  2. descriptors run out (EMFILE) and exec fails: tickd (root) started
+#     under an RLIMIT_NOFILE that leaves it six descriptors (one run's
+#     pipes) warns that it holds one run at a time; with that limit set
+#     under it once running (prlimit --pid), and
 #     RLIMIT_NPROC = 0 (root is exempt; a job run as nobody is not, and
 #     Linux refuses its execve while nobody has a process).  The first job
 #     gets the last six descriptors: its child must still set up stdin
@@ -256,13 +258,24 @@ while [ "$(free_below "$nofile")" -lt 6 ]; do
 	nofile=$((nofile + 1))
 done
 daemon_stop_ok
+# Started under that limit, tickd knows it holds one run at a time (runs
+# beyond it would wait, queued).
+tickd_wrap="prlimit --nofile=$nofile"
+daemon_start
+tickd_wrap=
+log_has "tickd: warning: max_running is 256, but tickd's descriptor limit holds the output pipes of 1 runs at once" ||
+    fail "2: no warning about the descriptor limit"
+daemon_stop_ok
 # Nobody has a process: a job's execve as nobody is refused (EAGAIN).
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/zz-nobody" 300 &
 t0=$(($(now) + 2 + slow))
 fd_jobs "$t0"
-tickd_wrap="prlimit --nofile=$nofile --nproc=0"
+tickd_wrap="prlimit --nproc=0"
 daemon_start
 tickd_wrap=
+# The limit lowered under the running daemon, which counted its runs'
+# descriptors at start: the second start runs out (EMFILE).
+prlimit --pid "$tickd_pid" --nofile="$nofile"
 expect_eq "2: six descriptors free below the limit ($nofile)" \
     "$(free_below "$nofile")" 6
 if ! wait_alive "2: e1, e2 and e3 to end" 20 '[ "$(sql "SELECT count(*)
