@@ -1967,6 +1967,44 @@ test_meta(void)
 	store_close(s);
 }
 
+/* A part of a transaction undone alone; the rest commits. */
+static void
+test_part(void)
+{
+	struct store		*s;
+	struct store_job	 j;
+	char			 path[256];
+
+	T_RUN("part: undone alone, kept, committed");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	memset(&j, 0, sizeof j);
+	j.sched_hash = 7;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_job_put(s, "before", &j, NOW_MS), 0);
+	T_EQ_INT(store_part_begin(s), 0);
+	T_EQ_INT(store_job_put(s, "undone", &j, NOW_MS), 0);
+	T_EQ_INT(store_part_end(s, 0), 0);
+	T_EQ_INT(store_part_begin(s), 0);
+	T_EQ_INT(store_job_put(s, "kept", &j, NOW_MS), 0);
+	T_EQ_INT(store_part_end(s, 1), 0);
+	T_EQ_INT(store_job_put(s, "after", &j, NOW_MS), 0);
+	T_EQ_INT(store_commit(s), 0);
+	T_EQ_INT(store_job_get(s, "before", &j), 1);
+	T_EQ_INT(store_job_get(s, "undone", &j), 0);
+	T_EQ_INT(store_job_get(s, "kept", &j), 1);
+	T_EQ_INT(store_job_get(s, "after", &j), 1);
+
+	T_RUN("part: kept, then the whole transaction rolled back");
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_part_begin(s), 0);
+	T_EQ_INT(store_job_put(s, "rolled", &j, NOW_MS), 0);
+	T_EQ_INT(store_part_end(s, 1), 0);
+	store_rollback(s);
+	T_EQ_INT(store_job_get(s, "rolled", &j), 0);
+	store_close(s);
+}
+
 /* The size of a file, or -1. */
 static off_t
 file_size(const char *path)
@@ -2174,6 +2212,7 @@ main(void)
 	test_decisions();
 	test_leases();
 	test_meta();
+	test_part();
 	test_checkpoint();
 	test_busy();
 	cleanup();
