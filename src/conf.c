@@ -1164,7 +1164,7 @@ conf_exec_check(struct conf *c, struct conf_loading *L,
 	size_t		 i;
 	int		 bad = 0;
 
-	if (!c->root || d->cred.uid != 0)
+	if (c->uid != 0 || d->cred.uid != 0)
 		return 0;
 	for (i = 0; i < 2; i++) {
 		cmd = i == 0 ? d->command : d->on_failure;
@@ -1503,7 +1503,7 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 			L->ntaken = ntaken;
 			return 0;
 		}
-		if (d->strict_exec && c->root && cc->cred.uid == 0 &&
+		if (d->strict_exec && c->uid == 0 && cc->cred.uid == 0 &&
 		    ((why = d->command != NULL ? conf_exec_unsafe(L,
 		    d->command) : NULL) != NULL || (why = d->on_failure !=
 		    NULL ? conf_exec_unsafe(L, d->on_failure) : NULL) != NULL)) {
@@ -1768,7 +1768,6 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	memset(&empty, 0, sizeof empty);
 	envp_init(&unused);
 	c->path = xstrdup(path);
-	c->root = strict;
 	c->uid = uid;
 	c->gid = gid;
 	c->tzc = tz_cache_new(NULL);

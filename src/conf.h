@@ -118,7 +118,6 @@ struct conf {
 	int64_t		  history_keep;	/* instances kept per job */
 	int64_t		  history_max_age; /* seconds */
 	int		  strict_exec;	/* default of the jobs' key */
-	int		  root;		/* loaded as root: files checked */
 	uid_t		  uid;		/* the daemon's ids it was loaded for */
 	gid_t		  gid;
 	struct tz_cache	 *tzc;

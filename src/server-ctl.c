@@ -55,8 +55,7 @@ server_ctl_run(struct server *s, const char *id, int force,
 	dp.now = dp.now_ms / 1000;
 	dp.now_mono = clock_mono_ms();
 	dp.force = force;
-	dp.room = server_slots(s) > s->nrunning + server_pend_startable(s) ?
-	    server_slots(s) - s->nrunning - server_pend_startable(s) : 0;
+	dp.room = server_room(s, s->nrunning + server_pend_startable(s));
 	if (store_begin(s->store) == -1)
 		goto busy;
 	/*

@@ -246,7 +246,7 @@ void	server_heap_remove(struct server *, struct sjob *);
 void	server_heap_set(struct server *, size_t, struct sjob *);
 void	server_heap_update(struct server *, struct sjob *);
 size_t	server_heap_due(const struct server *, int64_t, size_t);
-size_t	server_slots(const struct server *);
+size_t	server_room(const struct server *, size_t);
 void	server_slots_check(struct server *);
 void	server_hook(struct server *, struct sjob *, const char *, const char *, int64_t, int64_t, int, int, int, const char *);
 void	server_hook_done(struct server *, struct run *);

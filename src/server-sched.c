@@ -620,11 +620,18 @@ server_note_skip(struct server *s, const struct dskip *k)
  * descriptor limit cannot hold that many runs' output pipes (the rest
  * wait, queued, instead of failing to start).
  */
-size_t
+static size_t
 server_slots(const struct server *s)
 {
 	return (size_t)s->conf->max_running < s->fd_budget ?
 	    (size_t)s->conf->max_running : s->fd_budget;
+}
+
+/* The slots left when busy of them are taken (running, or promised). */
+size_t
+server_room(const struct server *s, size_t busy)
+{
+	return server_slots(s) > busy ? server_slots(s) - busy : 0;
 }
 
 /* Warn when the descriptor limit, not max_running, bounds the runs. */
@@ -732,7 +739,7 @@ server_dispatch(struct server *s)
 	struct pending	 *p, *next;
 	int64_t		 *planned = NULL;
 
-	size_t		  ndue = 0, i, waiting, batch;
+	size_t		  ndue = 0, i, batch;
 	int		  wrote;
 
 	if (s->stopping)
@@ -773,9 +780,7 @@ server_dispatch(struct server *s)
 	if (ndue == 0)
 		goto out;
 	planned = xreallocarray(NULL, ndue, sizeof *planned);
-	waiting = server_pend_startable(s);
-	dp.room = server_slots(s) > s->nrunning + waiting ?
-	    server_slots(s) - s->nrunning - waiting : 0;
+	dp.room = server_room(s, s->nrunning + server_pend_startable(s));
 
 	if (store_begin(s->store) == -1)
 		goto busy;
@@ -883,8 +888,7 @@ server_pump_pass(struct server *s)
 
 	if (s->stopping || s->pend == NULL)
 		goto out;
-	room = server_slots(s) > s->nrunning ? server_slots(s) - s->nrunning :
-	    0;
+	room = server_room(s, s->nrunning);
 	for (p = s->pend; p != NULL && n < room; p = p->next) {
 		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
 			;

@@ -343,6 +343,7 @@ server_wq_write(struct server *s)
 	if (store_part_begin(s->store) == -1)
 		goto fail;
 	for (w = s->wq; w != NULL && rc == 0; w = w->next) {
+		s->wq_last = w;
 		switch (w->kind) {
 		case WQ_STARTED:
 			rc = store_attempt_started(s->store, w->rowid,
@@ -377,9 +378,6 @@ server_wq_write(struct server *s)
 	}
 	if (store_part_end(s->store, rc == 0) == -1 || rc == -1)
 		goto fail;
-	for (s->wq_last = s->wq; s->wq_last->next != NULL;
-	    s->wq_last = s->wq_last->next)
-		;
 	return 1;
 fail:
 	server_store_trouble(s, "write");
