@@ -726,6 +726,19 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 	dp->add_tail = &dp->add;
 }
 
+/* Move dp's time forward to now (never back: a step is not for it). */
+static void
+server_dispatch_now(struct dispatch *dp)
+{
+	int64_t now_ms = clock_wall_ms();
+
+	if (now_ms > dp->now_ms) {
+		dp->now_ms = now_ms;
+		dp->now = now_ms / 1000;
+		dp->now_mono = clock_mono_ms();
+	}
+}
+
 /*
  * Handle every job that is due: decide, write every decision and claim in
  * one transaction, then fork.  If the store refuses, nothing changes and
@@ -784,6 +797,12 @@ server_dispatch(struct server *s)
 
 	if (store_begin(s->store) == -1)
 		goto busy;
+	/*
+	 * The begin may have waited for the write lock (up to the busy
+	 * timeout): decide at the time the lock is held, or an instant that
+	 * became late meanwhile would be taken for an on-time one.
+	 */
+	server_dispatch_now(&dp);
 	/* Earlier starts and ends first, in the same commit as the claims. */
 	wrote = server_wq_write(s);
 	for (i = 0; i < ndue; i++) {
