@@ -1153,6 +1153,13 @@ server_main(const char *path, int verbose)
 	if (s->wq != NULL)
 		fatalx("store: %s: cannot record the recovery",
 		    store_error(s->store));
+	/* Adopted runs: under our lease from now, renewed like our own. */
+	if (s->nrunning > 0) {
+		if (store_lease_take(s->store, s->owner, clock_wall_ms() /
+		    1000 + s->conf->lease) == -1)
+			fatalx("store: %s", store_error(s->store));
+		ev_timer_again(s->loop, &s->lease_w);
+	}
 	server_log_ignored(s);
 	s->starting = 0;
 	server_check_clock(s, clock_wall_ms());

@@ -96,6 +96,7 @@ enum {
 	ST_PRUNE_AGE,
 	ST_PRUNE_DECISIONS,
 	ST_RUN_LAST,
+	ST_LEASE_TAKE,
 	ST_COUNT
 };
 
@@ -121,7 +122,7 @@ static const char *const store_sql[ST_COUNT] = {
 	    "attempts = attempts + 1 "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
 	    "AND (status IN ('pending', 'queued') OR "
-	    "(status = 'running' AND lease_until < ?7))",
+	    "(status = 'running' AND lease_until < ?7 AND owner IS NOT ?5))",
 	[ST_RUN_CLAIMED] = "SELECT id, attempts, run_id FROM runs "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3",
 	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger) "
@@ -145,6 +146,8 @@ static const char *const store_sql[ST_COUNT] = {
 	    "?5, ?6, ?7, ?8)",
 	[ST_LEASE_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE owner = ?1 "
 	    "AND status = 'running'",
+	[ST_LEASE_TAKE] = "UPDATE runs SET owner = ?1, lease_until = ?2 "
+	    "WHERE status = 'running' AND owner IS NOT ?1",
 	[ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2) "
 	    "ON CONFLICT (key) DO UPDATE SET value = ?2",
@@ -767,8 +770,10 @@ store_claimed(struct store *s, sqlite3_stmt *st, const struct store_claim *c,
 /*
  * Claim an instance for a new attempt, inside the caller's transaction:
  * insert it if absent, move it to running under our lease if it is
- * pending or queued, or running under a lease that has expired (its
- * owner is gone), and add the attempt row.  Returns 1 claimed (*out set), 0 when the
+ * pending or queued, or running under another owner's lease that has
+ * expired (that owner is gone: only one daemon holds the store's lock;
+ * our own expired lease means a renewal failed, not that the run ended),
+ * and add the attempt row.  Returns 1 claimed (*out set), 0 when the
  * instance exists and is not claimable (it ran, or runs), -1 on error.
  */
 int
@@ -891,6 +896,21 @@ int
 store_lease_renew(struct store *s, const char *owner, int64_t until)
 {
 	sqlite3_stmt *st = s->st[ST_LEASE_RENEW];
+
+	(void)sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 2, until);
+	return store_step_done(s, st);
+}
+
+/*
+ * Take every instance still running under another owner (a previous
+ * daemon's, adopted) under owner's lease, until.  Only one daemon holds
+ * the store's lock, so another owner is a daemon that is gone.
+ */
+int
+store_lease_take(struct store *s, const char *owner, int64_t until)
+{
+	sqlite3_stmt *st = s->st[ST_LEASE_TAKE];
 
 	(void)sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_int64(st, 2, until);

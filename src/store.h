@@ -143,6 +143,7 @@ int		 store_attempt_end(struct store *, const struct store_end *);
 int		 store_decision_add(struct store *,
 		     const struct store_decision *);
 int		 store_lease_renew(struct store *, const char *, int64_t);
+int		 store_lease_take(struct store *, const char *, int64_t);
 int		 store_meta_get(struct store *, const char *, char *, size_t);
 int		 store_meta_set(struct store *, const char *, const char *);
 void		 store_run_id(const char *, int64_t, const char *, char *,

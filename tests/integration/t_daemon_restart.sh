@@ -71,8 +71,13 @@ expect_eq "long: adopted" "$(grep -F "outlived the previous daemon" "$log")" \
     "tickd: notice: job long: run $lid attempt 1 outlived the previous daemon: adopted, pid $lpgid"
 # Settled before READY: the adoption is logged before the second "ready:".
 expect_before "adopted before ready" "outlived the previous daemon" 1 "ready:" 2
-expect_eq "long: still running, owned again" "$(sql "SELECT status, owner IS NOT NULL,
-    attempts FROM runs WHERE run_id = '$lid'")" "running|1|1"
+expect_eq "long: still running, owned by the new daemon" "$(sql "SELECT status,
+    owner, attempts FROM runs WHERE run_id = '$lid'")" "running|$(hostname):$tickd_pid|1"
+# Its lease is renewed by the new daemon (every lease / 3), past what the
+# restart gave it.
+lease1=$(sql "SELECT lease_until FROM runs WHERE run_id = '$lid'")
+wait_for "long's lease renewed after the restart" 10 eval "[ \"\$(sql \"SELECT
+    lease_until FROM runs WHERE run_id = '$lid'\")\" -gt $lease1 ]"
 expect_eq "no run interrupted" "$(sql "SELECT count(*) FROM runs
     WHERE status = 'interrupted'")" 0
 checks=$((checks + 1))
