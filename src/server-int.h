@@ -174,8 +174,11 @@ struct server {
 struct dskip {
 	struct sjob	*j;
 	int64_t		 at;
-	int		 throttled;	/* else overlap */
+	int		 kind;		/* SERVER_SKIP_* */
 };
+#define SERVER_SKIP_OVERLAP	0	/* the overlap policy said no */
+#define SERVER_SKIP_THROTTLED	1	/* the job fails instantly */
+#define SERVER_SKIP_REPLACED	2	/* a waiting one, replaced by a newer */
 
 /* A range of instances that do not run, logged once it is committed. */
 struct drange {

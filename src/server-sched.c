@@ -277,6 +277,17 @@ server_skip_row(struct server *s, struct dispatch *dp, struct sjob *j,
 	return store_run_skip(s->store, &c) == -1 ? -1 : 0;
 }
 
+/* Note a skipped instance, to be logged once the dispatch commits. */
+static void
+server_skip_note(struct dispatch *dp, struct sjob *j, int64_t at, int kind)
+{
+	dp->skipped = xreallocarray(dp->skipped, dp->nskipped + 1,
+	    sizeof *dp->skipped);
+	dp->skipped[dp->nskipped].j = j;
+	dp->skipped[dp->nskipped].at = at;
+	dp->skipped[dp->nskipped++].kind = kind;
+}
+
 /*
  * Hand one instance to the job's overlap policy, inside the dispatch
  * transaction: a skipped row, or a new pending entry (claimed now when
@@ -358,6 +369,8 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			if (store_run_unqueue(s->store, &c, "skipped",
 			    "replaced") == -1)
 				return -1;
+			server_skip_note(dp, j, (*pp)->at,
+			    SERVER_SKIP_REPLACED);
 			server_pend_drop(s, pp);
 		}
 		for (p = dp->add; p != NULL; p = p->next) {
@@ -371,6 +384,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			if (store_run_unqueue(s->store, &c, "skipped",
 			    "replaced") == -1)
 				return -1;
+			server_skip_note(dp, j, p->at, SERVER_SKIP_REPLACED);
 			p->j = NULL;	/* superseded before it began */
 		}
 		break;
@@ -428,11 +442,8 @@ runs:
 skipped:
 	(void)snprintf(dp->why, sizeof dp->why, "%s", throttled ?
 	    "the job fails instantly and is throttled" : detail);
-	dp->skipped = xreallocarray(dp->skipped, dp->nskipped + 1,
-	    sizeof *dp->skipped);
-	dp->skipped[dp->nskipped].j = j;
-	dp->skipped[dp->nskipped].at = at;
-	dp->skipped[dp->nskipped++].throttled = throttled;
+	server_skip_note(dp, j, at, throttled ? SERVER_SKIP_THROTTLED :
+	    SERVER_SKIP_OVERLAP);
 	return 0;
 }
 
@@ -593,7 +604,13 @@ server_note_skip(struct server *s, const struct dskip *k)
 	server_count_end(s, j);
 	lj.job = j->id;
 	lj.scheduled_at = k->at;
-	if (k->throttled) {
+	if (k->kind == SERVER_SKIP_REPLACED) {
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped: replaced by a newer instance (overlap = "
+		    "replace)", j->id, server_when(k->at, when, sizeof when));
+		return;
+	}
+	if (k->kind == SERVER_SKIP_THROTTLED) {
 		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
 		    "skipped: the job is throttled", j->id,
 		    server_when(k->at, when, sizeof when));

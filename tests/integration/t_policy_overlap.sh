@@ -9,10 +9,14 @@
 # replace: the running instance gets kill_signal (a trap sees it), or
 # SIGKILL after kill_grace when it ignores it; it is recorded terminated
 # (reason replaced) and the new instance starts once it has exited.
-# All five jobs run side by side in one daemon, every second (ri every 3).
+# An instance waiting for a replaced one to stop is itself replaced by a
+# newer one (rw: TERM ignored, kill_grace 3s, due every second): a
+# skipped row (reason replaced), logged once each.
+# All six jobs run side by side in one daemon, every second (ri every 3).
 . tests/integration/lib.sh
 setup
 sleeper zz-ri
+sleeper zz-rw
 
 write_job sk.job <<'EOF2'
 [sk]
@@ -46,6 +50,13 @@ overlap = replace
 kill_grace = 1s
 command = echo "$TICKD_RUN_ID" >> @DIR@/ri.out; [ ! -e @DIR@/ri.id ] || exit 0; echo "$TICKD_RUN_ID" > @DIR@/ri.id; trap '' TERM; exec @DIR@/zz-ri 30
 EOF2
+write_job rw.job <<'EOF2'
+[rw]
+schedule = every 1s
+overlap = replace
+kill_grace = 3s
+command = [ ! -e @DIR@/rw.id ] || exit 0; echo "$TICKD_RUN_ID" > @DIR@/rw.id; trap '' TERM; exec @DIR@/zz-rw 30
+EOF2
 daemon_start
 
 # --- the waits (the jobs run side by side) -----------------------------------------
@@ -71,6 +82,8 @@ touch "$dir/rp.stop"
 wait_for "ri to start" 10 test -s "$dir/ri.id"
 riid=$(cat "$dir/ri.id")
 wait_for "ri's replacement to run" 15 eval '[ "$(lines "$dir/ri.out")" -ge 2 ]'
+wait_for "waiting instances of rw replaced" 10 eval '[ "$(sql "SELECT count(*)
+    FROM runs WHERE job = '\''rw'\'' AND status = '\''skipped'\''")" -ge 2 ]'
 wait_for "the runs after the waits" 10 eval '[ "$(sql "SELECT count(DISTINCT job)
     FROM runs WHERE status = '\''succeeded'\'' AND finished_at > $t_qend + 2000
     AND job IN ('\''sk'\'', '\''qu'\'', '\''rp'\'', '\''ri'\'')")" -eq 4 ]'
@@ -177,6 +190,14 @@ expect_eq "ri: the next instance waited for the kill" "$(sql "SELECT r.status,
 expect_eq "ri: killed about 1 s after the instant" "$(sql "SELECT finished_at -
     ($ri_at + 3) * 1000 BETWEEN 1000 AND 2000 FROM runs WHERE run_id = '$riid'")" 1
 wait_for "ri's process to be gone" 5 no_procs zz-ri
+
+# rw: the instances that waited for the kill and were replaced in turn.
+expect_eq "rw: waiting instances replaced, each logged once" "$(sql "SELECT
+    count(*) FROM runs WHERE job = 'rw' AND status = 'skipped' AND reason =
+    'replaced'")" "$(grep -c "^tickd: warning: job rw: instance .* skipped: replaced by a newer instance (overlap = replace)$" "$log")"
+expect_eq "rw: skipped only as replaced" "$(sql "SELECT DISTINCT reason FROM runs
+    WHERE job = 'rw' AND status = 'skipped'")" replaced
+wait_for "rw's process to be gone" 5 no_procs zz-rw
 
 # --- checks that found bugs (soft) -------------------------------------------------
 # kill_signal is sent once: runner_kill_tree signals the run's process
