@@ -181,6 +181,9 @@ ctl_import_var(struct ctl_import *im, const char *line)
 	if (strcmp(name, "CRON_TZ") == 0) {
 		free(im->tz);
 		im->tz = value[0] != '\0' ? xstrdup(value) : NULL;
+	} else if (strcmp(name, "MAILTO") == 0 && value[0] == '\0') {
+		(void)printf("# MAILTO is empty: cron sent no mail, and tickd "
+		    "sends none; output goes to the journal\n\n");
 	} else if (strcmp(name, "MAILTO") == 0) {
 		(void)printf("# MAILTO=%s: tickd sends no mail; use on_failure "
 		    "(tickd.job(5)) to be told of failures\n\n", value);

@@ -59,6 +59,43 @@ expect_match "system crontab: the command without the user" "$out" \
 run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 expect_eq "converted system crontab is valid" "$rc" 0
 
+# Debian's /etc/cron.d files as packages ship them (certbot, e2scrub_all,
+# php, sysstat) and a site's own with CRON_TZ and an empty MAILTO, in one
+# call: each file's variables stay its own.
+rm -f "$dir/jobs.d/system.job"
+run_cmd "$TICKCTL" import-crontab --system --prefix d "$data/debian-cron.d-certbot" \
+    "$data/debian-cron.d-e2scrub_all" "$data/debian-cron.d-php" \
+    "$data/debian-cron.d-sysstat" "$data/cron.d-tz-mailto"
+expect_eq "cron.d files: exit" "$rc" 0
+printf '%s\n' "$out" > "$dir/jobs.d/crond.job"
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "converted cron.d files are valid: exit" "$rc" 0
+expect_match "converted cron.d files: seven jobs" "$out" "*: 7 jobs valid, 0 problems"
+job() { sed -n "/^\[$1\]/,/^\$/p" "$dir/jobs.d/crond.job"; }
+expect_eq "certbot: the job" "$(job d-1)" "[d-1]
+schedule = 0 */12 * * *
+user = root
+environment = PATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin
+command = test -x /usr/bin/certbot -a \\! -d /run/systemd/system && perl -e 'sleep int(rand(43200))' && certbot -q renew"
+expect_eq "e2scrub_all: no variables of certbot's" "$(job d-2 | grep -c '^environment')" 0
+expect_eq "php: next instants as cron's" \
+    "$("$TICKCTL" -c "$dir/tickd.conf" next d-4 --from 2027-01-01T00:00:00Z -n 4)" \
+    "$("$TICKCTL" next --cron '9,39 * * * *' --from 2027-01-01T00:00:00Z -n 4)"
+expect_eq "sysstat: its PATH, both jobs" "$(grep -c '^environment = PATH=/usr/lib/sysstat:' \
+    "$dir/jobs.d/crond.job")" 2
+expect_eq "sysstat: next instants as cron's" \
+    "$("$TICKCTL" -c "$dir/tickd.conf" next d-5 --from 2027-01-01T00:00:00Z -n 7)" \
+    "$("$TICKCTL" next --cron '5-55/10 * * * *' --from 2027-01-01T00:00:00Z -n 7)"
+expect_eq "CRON_TZ and the user column" "$(job d-7 | grep -E '^(timezone|user) ')" \
+    "timezone = America/New_York
+user = backup"
+expect_eq "CRON_TZ: next instants as cron's" \
+    "$("$TICKCTL" -c "$dir/tickd.conf" next d-7 --from 2027-03-13T00:00:00Z -n 3)" \
+    "$("$TICKCTL" next --cron '0 2 * * *' --tz America/New_York --from 2027-03-13T00:00:00Z -n 3)"
+expect_eq "an empty MAILTO noted" "$(grep -c '^# MAILTO is empty: cron sent no mail' \
+    "$dir/jobs.d/crond.job")" 1
+rm -f "$dir/jobs.d/crond.job"
+
 # Usage errors.
 run_cmd "$TICKCTL" import-crontab
 expect_eq "no file: exit" "$rc" 2
