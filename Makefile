@@ -8,7 +8,7 @@
 #   make deps-bench      what the benchmarks need beyond make deps (cron)
 #   make bench           every benchmark in turn, figures on stdout (each
 #                        script's sizes from the environment: bench/*.sh)
-#   make install         honours PREFIX, DESTDIR, SYSCONFDIR
+#   make install         honours PREFIX, DESTDIR, SYSCONFDIR, UNITDIR
 
 VERSION		= 0.1.0
 
@@ -109,6 +109,20 @@ all: $(B)/tickd $(B)/tickctl
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+# SYSCONFDIR is compiled in (TICKD_SYSCONFDIR, CONF_DEFAULT_PATH), which
+# no .d file records: the objects that use it depend on a stamp holding
+# its value, rewritten only when the value changes, so that "make install
+# SYSCONFDIR=/opt/x/etc" after a build recompiles them.
+SYSCONF_OBJS	:= $(patsubst %.c,$(B)/%.o,$(shell grep -lE \
+		   'TICKD_SYSCONFDIR|CONF_DEFAULT_PATH' src/*.c))
+$(SYSCONF_OBJS): $(B)/sysconfdir.stamp
+$(B)/sysconfdir.stamp: FORCE
+	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(SYSCONFDIR)' ] || \
+	    echo '$(SYSCONFDIR)' > $@
+.PHONY: FORCE
+FORCE:
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -387,6 +401,13 @@ demo: $(B)/tickctl
 tzif-fixtures:
 	sh tests/data/tzif/build.sh
 
+# The installed unit: the paths substituted.  ConfigurationDirectory=
+# always means a directory under /etc: kept only when SYSCONFDIR is /etc.
+UNIT_SED	= -e 's|@SBINDIR@|$(SBINDIR)|g' \
+		  -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		  $(if $(filter /etc,$(SYSCONFDIR)),, \
+		  -e '/^ConfigurationDirectory=/d')
+
 # Installed configuration: conf/tickd.conf with the system paths, never
 # overwriting an existing one.
 CONF_SED	= -e 's|^jobs_dir = .*|jobs_dir = $(SYSCONFDIR)/tickd/jobs.d|' \
@@ -407,8 +428,8 @@ install: all
 	install -m 0644 contrib/tickctl.bash \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
 	install -d $(DESTDIR)$(UNITDIR)
-	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-	    systemd/tickd.service.in > $(DESTDIR)$(UNITDIR)/tickd.service
+	sed $(UNIT_SED) systemd/tickd.service.in > \
+	    $(DESTDIR)$(UNITDIR)/tickd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/tickd.service
 	@for f in conf/jobs.d/*.job; do \
 	    t=$(DESTDIR)$(SYSCONFDIR)/tickd/jobs.d/$$(basename $$f).example; \
