@@ -21,10 +21,10 @@
  *
  * Validation collects every problem as "file:line: key: message" and never
  * stops at the first.  Outcomes: a line inih rejects, an unreadable or
- * unsafe file (a symbolic link, not a regular file; when root, not owned
- * by root or writable by group/other) invalidates every job of that file;
- * an unreadable jobs directory invalidates every job; a bad value
- * invalidates only its job; an invalid tickd.conf makes conf_load return
+ * unsafe file (a symbolic link, not a regular file, owned by another user
+ * than root or tickd's, writable by group/other) invalidates every job of
+ * that file; an unreadable jobs directory invalidates every job; a bad
+ * value invalidates only its job; an invalid tickd.conf makes conf_load return
  * NULL.  An id defined twice keeps its first definition, but a reload
  * keeps a running job's own definition (conf_job_is_bad).  Values come
  * from the table in conf_table.c, defaults included.
@@ -318,13 +318,39 @@ conf_same_file(const struct stat *a, const struct stat *b)
 	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+#define CONF_SETTLE_MS	100	/* a file changed since is still written */
+
+/*
+ * Whether the file changed less than CONF_SETTLE_MS ago: a writer that
+ * truncated it and paused between two writes leaves half a file that
+ * holds still while it is read.  A time in the future (a clock stepped
+ * back, a copied time) is not recent: such a file would never load.
+ */
+static int
+conf_recent(const struct stat *st)
+{
+	struct timespec	now;
+	int64_t		ms;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) == -1)
+		return 0;
+	ms = ((int64_t)now.tv_sec - st->st_mtim.tv_sec) * 1000 +
+	    (now.tv_nsec - st->st_mtim.tv_nsec) / 1000000;
+	if (ms >= 0 && ms < CONF_SETTLE_MS)
+		return 1;
+	ms = ((int64_t)now.tv_sec - st->st_ctim.tv_sec) * 1000 +
+	    (now.tv_nsec - st->st_ctim.tv_nsec) / 1000000;
+	return ms >= 0 && ms < CONF_SETTLE_MS;
+}
+
 /*
  * One attempt of conf_read_file.  Returns the buffer, or NULL with a cause
- * added, or NULL with *changed set (and no cause) when the file changed
- * while it was read.
+ * added, or NULL with *changed = 1 (and no cause) when the file changed
+ * while it was read; *changed = 2 with the buffer when it was read whole
+ * but changed less than CONF_SETTLE_MS before.
  */
 static char *
-conf_read_once(const char *path, int nofollow, int strict, size_t *lenp,
+conf_read_once(const char *path, int nofollow, uid_t uid, size_t *lenp,
     struct stat *stp, int *changed, struct conf_causes *causes)
 {
 	struct stat	 st, after;
@@ -370,11 +396,25 @@ conf_read_once(const char *path, int nofollow, int strict, size_t *lenp,
 		conf_causes_add(causes, "%s: not a regular file", path);
 		goto fail;
 	}
-	if (strict && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
-		conf_causes_add(causes, "%s: refused: tickd runs as root and "
-		    "the file must be owned by root and not writable by group "
-		    "or others (owner uid %ld, mode %04o)", path,
-		    (long)st.st_uid, (unsigned)(st.st_mode & 07777));
+	/*
+	 * Whoever can change the file runs commands as tickd's user: root
+	 * or that user only.  Root itself may always, so its files are
+	 * fine for an unprivileged daemon too.
+	 */
+	if ((st.st_uid != 0 && st.st_uid != uid) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (uid == 0)
+			conf_causes_add(causes, "%s: refused: tickd runs as "
+			    "root and the file must be owned by root and not "
+			    "writable by group or others (owner uid %ld, mode "
+			    "%04o)", path, (long)st.st_uid,
+			    (unsigned)(st.st_mode & 07777));
+		else
+			conf_causes_add(causes, "%s: refused: tickd runs as "
+			    "uid %ld and the file must be owned by uid %ld or "
+			    "root and not writable by group or others (owner "
+			    "uid %ld, mode %04o)", path, (long)uid, (long)uid,
+			    (long)st.st_uid, (unsigned)(st.st_mode & 07777));
 		goto fail;
 	}
 	if (st.st_size > CONF_FILE_MAX) {
@@ -409,6 +449,7 @@ conf_read_once(const char *path, int nofollow, int strict, size_t *lenp,
 		*changed = 1;
 		goto fail;
 	}
+	*changed = conf_recent(&after) ? 2 : 0;	/* read whole, but young */
 	buf[got] = '\0';
 	(void)close(fd);
 	*lenp = got;
@@ -425,15 +466,17 @@ fail:
 #define CONF_READ_TRIES	5	/* reads of a file that keeps changing */
 
 /*
- * Read a whole file.  With nofollow, a symbolic link is refused; with
- * strict (tickd runs as root), a file not owned by root or writable by
- * group or others.  Only a regular file is opened.  A file that changes
- * while it is read is read again, CONF_READ_TRIES times at most.  Returns
+ * Read a whole file.  With nofollow, a symbolic link is refused; so is a
+ * file owned by another user than root or uid (the daemon's), or writable
+ * by group or others.  Only a regular file is opened.  A file that changes
+ * while it is read, or changed less than CONF_SETTLE_MS before, is read
+ * again after CONF_SETTLE_MS / 2, CONF_READ_TRIES times at most (then the
+ * last whole read is taken, or the file refused if none was).  Returns
  * a NUL-terminated buffer (caller frees) and its length, or NULL with a
  * cause added.
  */
 static char *
-conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
+conf_read_file(const char *path, int nofollow, uid_t uid, size_t *lenp,
     struct stat *stp, struct conf_causes *causes)
 {
 	char	*buf;
@@ -441,10 +484,25 @@ conf_read_file(const char *path, int nofollow, int strict, size_t *lenp,
 
 	for (i = 0; i < CONF_READ_TRIES; i++) {
 		changed = 0;
-		buf = conf_read_once(path, nofollow, strict, lenp, stp,
+		buf = conf_read_once(path, nofollow, uid, lenp, stp,
 		    &changed, causes);
-		if (buf != NULL || !changed)
+		/*
+		 * A file read whole but changed a moment ago is read again
+		 * while tries remain, then taken: settling is a courtesy to
+		 * editors that write in place, not a reason to refuse.
+		 */
+		if (changed == 2 && i + 1 < CONF_READ_TRIES)
+			free(buf);
+		else if (buf != NULL || !changed)
 			return buf;
+		if (i + 1 < CONF_READ_TRIES) {
+			/* Half the settling time: the next read finds it
+			 * settled, or still being written. */
+			struct timespec ts = { 0, CONF_SETTLE_MS / 2 *
+			    1000000L };
+
+			(void)nanosleep(&ts, NULL);
+		}
 	}
 	conf_causes_add(causes, "%s: changed while being read, %d times; "
 	    "write the new file aside and rename it into place", path,
@@ -1534,7 +1592,7 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 /* Load one job file into c. */
 static void
 conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
-    int strict, struct conf_causes *causes)
+    struct conf_causes *causes)
 {
 	struct conf_parse	 p;
 	struct job_def		*d, *other;
@@ -1547,7 +1605,7 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 	memset(&p, 0, sizeof p);
 	from = causes->n;
 	/* Never through a symbolic link (tickd.job(5)), root or not. */
-	if ((buf = conf_read_file(path, 1, strict, &len, &st,
+	if ((buf = conf_read_file(path, 1, c->uid, &len, &st,
 	    causes)) == NULL) {
 		conf_list_add(&c->bad_files, &c->nbad_files, path);
 		return;
@@ -1639,7 +1697,7 @@ conf_is_job_name(const char *name)
 
 /* Load every *.job file of the jobs directory, in name order. */
 static void
-conf_load_jobs_dir(struct conf *c, struct conf *prev, int strict,
+conf_load_jobs_dir(struct conf *c, struct conf *prev,
     struct conf_causes *causes)
 {
 	struct conf_loading L;
@@ -1688,7 +1746,7 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev, int strict,
 		path = xasprintf("%s/%s", c->jobs_dir, names[i]);
 		if (L.prev == NULL || (pf = conf_file_find(L.prev,
 		    path)) == NULL || !conf_file_take(c, &L, pf))
-			conf_load_job_file(c, &L, path, strict, causes);
+			conf_load_job_file(c, &L, path, causes);
 		free(path);
 	}
 	/* The taken jobs leave prev, which stays sorted. */
@@ -1762,7 +1820,7 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	const char		*from;
 	char			*buf = NULL, *dir, *slash, *cause = NULL, *where;
 	size_t			 len, i, before = causes->n;
-	int			 strict = uid == 0, found = 0;
+	int			 found = 0;
 
 	memset(&p, 0, sizeof p);
 	memset(&empty, 0, sizeof empty);
@@ -1779,7 +1837,7 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 		dir = xstrdup(".");
 	}
 
-	if ((buf = conf_read_file(path, 0, strict, &len, NULL,
+	if ((buf = conf_read_file(path, 0, uid, &len, NULL,
 	    causes)) == NULL)
 		goto fail;
 	p.file = path;
@@ -1826,7 +1884,7 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	if (causes->n > before)
 		goto fail;
 
-	conf_load_jobs_dir(c, prev, strict, causes);
+	conf_load_jobs_dir(c, prev, causes);
 	conf_parse_free(&p);
 	envp_free(&unused);
 	free(buf);
@@ -1864,9 +1922,9 @@ conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
 }
 
 /*
- * conf_load as a daemon running as uid/gid would: as root, job files
- * must be root's, and jobs may name any user; a job naming none runs as
- * uid.  tickctl checks the configuration as the daemon that wrote the
+ * conf_load as a daemon running as uid/gid would: files must be root's
+ * or uid's, and only root's jobs may name any user; a job naming none
+ * runs as uid.  tickctl checks the configuration as the daemon that wrote the
  * store runs.
  */
 struct conf *

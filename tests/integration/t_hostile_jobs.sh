@@ -366,24 +366,33 @@ wait_for "g2 runs v2" 10 grep -q '^v2 ' "$dir/g2.out"
 unput g2.job
 
 # --- a file rewritten in place during reloads ---------------------------------------
-# Two versions, 1 MB each (the command first, then a long description),
-# written over each other in place as fast as Python can, while the
-# daemon reloads 12 times.  Whatever each reload reads (a version, half of one,
-# a file that changes under it), the daemon answers every reload and
-# tick runs on; once the writer stops, the last version loads.
+# Two versions, 1 MB each (the command first, then a long description,
+# then a marker as the last line: environment FLUX_END), written over
+# each other in place as fast as Python can, while the daemon reloads 12
+# times; in every other write the writer pauses a moment halfway, so
+# that a read may find half a file holding still.  Whatever each reload
+# reads (a version, half of one, a file that changes under it), the
+# daemon answers every reload and tick runs on, and the definition it
+# keeps is a whole version: a run after each reload (tickctl run) and
+# every scheduled run print the command's version and the marker, "A A"
+# or "B B", never "A " (half a file taken for the whole).  A reload that
+# found the file changing keeps flux's previous definition, a whole one.
+# Once the writer stops, the last version loads.
 for v in A B C; do
 	"$python" - "$dir" "$v" >"$dir/flux$v" <<'EOF'
 import sys
 d, v = sys.argv[1], sys.argv[2]
-print("[flux]\nschedule = every 1s\ncommand = echo %s >> %s/flux.out" % (v, d))
+print("[flux]\nschedule = every 1s\ncommand = echo \"%s $FLUX_END\" >> %s/flux.out" % (v, d))
 print("description = %s" % v)
 for i in range(1000):
     print("  " + v * 1000)
+print("environment = FLUX_END=%s" % v)
 EOF
 done
 put flux.job <"$dir/fluxA"
+try "rewritten file, before" "" 3
 ("$python" - "$dir" "$jobs/flux.job" <<'EOF'
-import os, sys
+import os, sys, time
 d, path = sys.argv[1], sys.argv[2]
 data = [open(d + "/fluxA", "rb").read(), open(d + "/fluxB", "rb").read()]
 n = 0
@@ -393,6 +402,8 @@ while not os.path.exists(d + "/flux.stop"):
         for i in range(0, len(data[n % 2]), 65536):
             f.write(data[n % 2][i:i + 65536])
             f.flush()
+            if n % 2 == 1 and i == 8 * 65536:
+                time.sleep(0.02)	# half a file, holding still
     n += 1
 print(n)
 EOF
@@ -412,6 +423,16 @@ while [ $i -lt 12 ]; do
 		kill -HUP "$tickd_pid"
 	fi
 	wait_for "rewritten file: reload $i" 30 eval '[ "$(reloads)" -gt $_r ]'
+	# A run of the definition this reload left (none: flux was lost);
+	# asked on the socket, as tickctl would read the file in flux.
+	_id=$(ctl_send 'run flux force\n')
+	case $_id in
+	"OK "*)
+		_id=${_id#OK }
+		wait_for "rewritten file: the run after reload $i" 10 eval \
+		    '[ "$(sql "SELECT status FROM runs WHERE run_id = '\''$_id'\''")" = succeeded ]' ;;
+	*)	echo "reload $i: no flux to run: $_id" >>"$dir/flux.lost" ;;
+	esac
 	i=$((i + 1))
 done
 touch "$dir/flux.stop"
@@ -419,10 +440,17 @@ wait "$writer"
 alive "rewritten file"
 echo "rewritten file: $(cat "$dir/flux.writes") writes during 12 reloads;" \
     "$(log_count "flux.job: changed while being read")" \
-    "reads found it changing 5 times in a row"
+    "reads found it changing 5 times in a row;" \
+    "$(lines "$dir/flux.out") runs of flux"
+soft_checks=1
+expect_eq "rewritten file: flux kept by every reload (half a file taken for the whole)" \
+    "$(cat "$dir/flux.lost" 2>/dev/null)" ""
+expect_eq "rewritten file: every run had a whole version (half a file taken for the whole)" \
+    "$(grep -vxE 'A A|B B' "$dir/flux.out" | sort | uniq -c)" ""
+soft_checks=0
 put flux.job <"$dir/fluxC"
 try "rewritten file, settled" "" 3
-wait_for "flux runs C" 10 grep -qx C "$dir/flux.out"
+wait_for "flux runs C" 10 grep -qx "C C" "$dir/flux.out"
 unput flux.job
 
 # --- 5,000 job files -------------------------------------------------------------------
