@@ -41,10 +41,12 @@
  * logged here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -484,10 +486,20 @@ store_open(const char *path, int readonly, char **cause)
 {
 	struct store	*s = xcalloc(1, sizeof *s);
 	char		*why = NULL;
-	int		 i, rc, flags;
+	int		 i, rc, flags, fd;
 
 	flags = readonly ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/*
+	 * SQLite creates the file 0644 less the umask, and the -wal and -shm
+	 * files with the mode of the database: the output tails of root's
+	 * jobs would be anyone's to read.  Made here first, the file is the
+	 * owner's only (an existing one keeps its mode).  A failure is left
+	 * to SQLite, whose message is the cause.
+	 */
+	if (!readonly && (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC |
+	    O_NOCTTY, 0600)) != -1)
+		(void)close(fd);
 	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		*cause = xasprintf("%s: %s", path, s->db != NULL ?

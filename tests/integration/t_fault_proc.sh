@@ -224,6 +224,8 @@ fi
 section 2
 rm -f "$jobs"/*.job
 use_state fd
+# Section 1 gave state/ to tickd-fp: tickd, root again, wants its own.
+chown 0:0 "$dir/state"
 write_conf "state = state/fd.db"
 sleeper zz-nobody
 # fd_jobs INSTANT: e1 and e2 (root) at INSTANT, e3 (as nobody) 2 s later.

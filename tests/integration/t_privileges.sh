@@ -14,7 +14,12 @@
 #    from the password database, the home as working directory, group=
 #    as the primary group; the umask is the daemon's; only descriptors
 #    0-2; tickd's descriptors out of reach, tickd not signalable, its
-#    state database and directory not writable.
+#    state database (mode 0600, made so under umask 022) neither readable
+#    nor writable, its directory not writable.
+# 3. The state: a directory writable by group or others, or owned by
+#    another user than root, stops tickd at startup (exit 78, one line);
+#    so does a database owned by another user; a database readable by
+#    others is narrowed to 0600, with a warning.
 # Other users on the control socket: t_ctl_errors.sh.
 . tests/integration/lib.sh
 setup
@@ -229,6 +234,7 @@ command = d=\$HOME/who; [ ! -e "\$d/done" ] || exit 0
     ls /proc/\$PPID/fd > tickd.fds 2>&1; echo \$? > tickd.fds.rc
     kill -0 \$PPID 2> kill.err; echo \$? > kill.rc
     if [ -w $db ]; then echo yes; else echo no; fi > db.w
+    (cat $db > /dev/null) 2> db.r.err; echo \$? > db.r.rc
     (printf x >> $db) 2> db.err; echo \$? > db.rc
     (printf x >> $db-wal) 2> wal.err; echo \$? > wal.rc
     (: > $dir/state/intruder) 2> state.err; echo \$? > state.rc
@@ -294,6 +300,8 @@ expect_match "tickd's descriptors: out of reach" \
 expect_match "tickd: not signalable" "$(cat "$w/kill.rc") $(cat "$w/kill.err")" \
     "[12] *ot permitted*"
 expect_eq "the state database: not writable" "$(cat "$w/db.w")" no
+expect_match "the state database: reading fails" \
+    "$(cat "$w/db.r.rc") $(cat "$w/db.r.err")" "[12] *Permission denied*"
 expect_match "the state database: writing fails" \
     "$(cat "$w/db.rc") $(cat "$w/db.err")" "[12] *Permission denied*"
 expect_match "its WAL: writing fails" "$(cat "$w/wal.rc") $(cat "$w/wal.err")" \
@@ -302,7 +310,8 @@ expect_match "the state directory: writing fails" \
     "$(cat "$w/state.rc") $(cat "$w/state.err")" "[12] *Permission denied*"
 checks=$((checks + 1))
 [ ! -e "$dir/state/intruder" ] || fail "the job created a file in the state directory"
-expect_eq "the database's mode" "$(stat -c %a "$db")" 644
+expect_eq "the database's mode, under umask 022" "$(stat -c %a "$db")" 600
+expect_eq "its WAL's mode" "$(stat -c %a "$db-wal")" 600
 # group=: the primary group; the supplementary groups are those that list
 # the user ($ga, $gb), without the user's own group (as initgroups(3)
 # with that group, and systemd's Group=, do).
@@ -323,5 +332,43 @@ daemon_start
 umask 022
 wait_for "who runs again" 10 test -s "$w/done"
 expect_eq "umask: the daemon's (027)" "$(cat "$w/umask")" 0027
+daemon_stop_ok
+
+# --- 3. the state directory and database ------------------------------------------
+# refused WHAT LINE: tickd does not start (exit 78) and says LINE, once.
+# (timeout: a tickd that starts anyway is stopped, with another status.)
+refused() {
+	run_cmd timeout $((10 * slow)) "$TICKD" -c "$dir/tickd.conf" \
+	    --log-target=stderr
+	expect_eq "$1: exit" "$rc" 78
+	expect_eq "$1: the refusal" "$(printf '%s\n' "$err" |
+	    grep -F 'not starting')" "tickd: error: $2: not starting"
+}
+rule="refused: it must be owned by root and not writable by group or others"
+chmod 757 "$dir/state"
+refused "state directory writable by others" \
+    "state directory $dir/state: $rule (owner uid 0, mode 0757)"
+chmod 1777 "$dir/state"
+refused "state directory sticky, writable by all" \
+    "state directory $dir/state: $rule (owner uid 0, mode 1777)"
+chmod 775 "$dir/state"
+refused "state directory writable by its group" \
+    "state directory $dir/state: $rule (owner uid 0, mode 0775)"
+chmod 755 "$dir/state"
+chown "$tu" "$dir/state"
+refused "state directory owned by $tu" \
+    "state directory $dir/state: $rule (owner uid $uid, mode 0755)"
+chown root "$dir/state"
+chown "$tu" "$db"
+refused "database owned by $tu" \
+    "state $db: refused: it must be owned by uid 0, tickd's (owner uid $uid)"
+chown root "$db"
+# An older database, readable by all: narrowed, and tickd runs.
+chmod 644 "$db"
+daemon_start
+expect_eq "database readable by all: now 0600" "$(stat -c %a "$db")" 600
+checks=$((checks + 1))
+log_has "tickd: warning: state $db: mode 0644 let group or others in; now 0600" ||
+    fail "database readable by all: no warning"
 daemon_stop_ok
 done_ok
