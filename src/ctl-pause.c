@@ -12,14 +12,29 @@
  * new configuration has; exit status 1 when it was refused or only
  * partly accepted.
  *
+ * JSON (one object): pause: job, state ("paused"), in_flight (an
+ * instance goes on), message (the daemon's answer).  resume: job, state
+ * (as list shows it now), next_at (from the daemon's answer; null: none),
+ * catch_up, message.  reload: accepted (the whole new configuration is in
+ * effect), partial (some of it is: the jobs concerned keep their previous
+ * definitions), jobs (the daemon's count now; null if unknown), problems
+ * and warnings (arrays of the daemon's lines), message.  A reload refused
+ * or partly refused prints its object too, and exits 1.
+ *
  * DIAGNOSTICS: the daemon's refusal on stderr, exit 1; usage errors and
  * unknown jobs exit 2; a daemon that is not running exits 1.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ctl-job.h"
+#include "ctl-json.h"
 #include "ctl.h"
+#include "rfc3339.h"
+#include "store_query.h"
 
 static int	ctl_pause_exec(int, char **, struct ctl_ctx *);
 static int	ctl_resume_exec(int, char **, struct ctl_ctx *);
@@ -46,33 +61,148 @@ const struct ctl_cmd ctl_reload_cmd = {
 	ctl_reload_exec,
 };
 
-/* Send one request; print its reply lines; the exit status. */
+/*
+ * The daemon's job count after a reload it did not fully accept: the
+ * meta key "jobs", written before it answered, if the meta is about the
+ * daemon that runs; -1 if unknown.
+ */
+static int64_t
+ctl_reload_jobs(struct ctl_ctx *ctx)
+{
+	const struct ctl_daemon	*dm = ctl_ctx_daemon(ctx);
+	struct store_query	*q = ctl_ctx_store_quiet(ctx);
+	char			*pid = NULL, *jobs = NULL, *cause = NULL;
+	char			*end;
+	int64_t			 n = -1;
+
+	if (q != NULL && dm->running &&
+	    store_query_meta(q, "pid", &pid, &cause) == 1 &&
+	    atol(pid) == dm->pid &&
+	    store_query_meta(q, "jobs", &jobs, &cause) == 1) {
+		n = strtoll(jobs, &end, 10);
+		if (*end != '\0' || n < 0)
+			n = -1;
+	}
+	free(pid);
+	free(jobs);
+	free(cause);
+	return n;
+}
+
+/* The object of a reload's answer r; ok: the daemon said OK. */
+static void
+ctl_reload_json(struct ctl_ctx *ctx, struct ctl_json *j,
+    const struct ctl_reply *r, int ok)
+{
+	const char	*text = ctl_reply_text(r);
+	size_t		 i, n;
+	int		 w;
+
+	ctl_json_bool(j, "accepted", ok);
+	ctl_json_bool(j, "partial", !ok && strncmp(text,
+	    "reload partially failed", 23) == 0);
+	if (!ok || sscanf(text, "reloaded: %zu jobs", &n) != 1)
+		ctl_json_opt(j, "jobs", ctl_reload_jobs(ctx));
+	else
+		ctl_json_int(j, "jobs", (int64_t)n);
+	/* Problems first, then warnings, each in the daemon's order. */
+	for (w = 0; w < 2; w++) {
+		ctl_json_open_array(j, w ? "warnings" : "problems");
+		for (i = 0; i < r->nlines; i++) {
+			if ((strncmp(r->lines[i], "warning: ", 9) == 0) != w)
+				continue;
+			ctl_json_str(j, NULL, r->lines[i] + (w ? 9 : 0));
+		}
+		ctl_json_close_array(j);
+	}
+	ctl_json_str(j, "message", text);
+}
+
+/*
+ * The object of a pause or resume the daemon did, for job d: its answer
+ * is "JOB paused[: its running instance goes on]" or "JOB resumed[: next
+ * at INSTANT]".
+ */
+static void
+ctl_pause_json(struct ctl_ctx *ctx, struct ctl_json *j,
+    const struct job_def *d, const char *what, const char *req,
+    const struct ctl_reply *r)
+{
+	struct ctl_job_view	 v;
+	const char		*text = ctl_reply_text(r), *p;
+	char			*cause = NULL;
+	int64_t			 next = -1;
+
+	ctl_json_str(j, "job", d->id);
+	if (strcmp(what, "pause") == 0) {
+		ctl_json_str(j, "state", "paused");
+		ctl_json_bool(j, "in_flight", strstr(text,
+		    "its running instance goes on") != NULL);
+	} else {
+		/* The state as list shows it, now that the daemon wrote it. */
+		if (ctl_job_view(ctl_ctx_store_quiet(ctx), d,
+		    ctx->now_ms / 1000, &v, &cause) == 0)
+			ctl_json_str(j, "state", v.state);
+		else
+			ctl_json_null(j, "state");
+		ctl_job_view_clear(&v);
+		free(cause);
+		cause = NULL;
+		if ((p = strstr(text, ": next at ")) != NULL &&
+		    rfc3339_parse(p + 10, &next, &cause) == -1)
+			next = -1;
+		free(cause);
+		ctl_json_time(j, "next_at", next);
+		ctl_json_bool(j, "catch_up", strstr(req, " catch_up") != NULL);
+	}
+	ctl_json_str(j, "message", text);
+}
+
+/*
+ * Send one request (about job d, NULL for reload); print the answer as
+ * text (the daemon's lines) or one JSON object; the exit status.
+ */
 static int
-ctl_pause_send(struct ctl_ctx *ctx, const char *what, const char *req)
+ctl_pause_send(struct ctl_ctx *ctx, const char *what, const struct job_def *d,
+    const char *req)
 {
 	struct ctl_reply	r;
+	struct ctl_json		j;
 	size_t			i;
-	int			rc;
+	int			rc, ok;
 
-	switch (ctl_request(ctx, &r, "%s", req)) {
+	ctl_json_init(&j);
+	switch ((ok = ctl_request(ctx, &r, "%s", req))) {
 	case 0:
-		for (i = 0; i < r.nlines; i++)
-			(void)printf("%s\n", r.lines[i]);
-		if (ctl_reply_text(&r)[0] != '\0')
-			(void)printf("%s\n", ctl_reply_text(&r));
-		rc = CTL_EXIT_OK;
-		break;
 	case 1:
-		for (i = 0; i < r.nlines; i++)
-			(void)fprintf(stderr, "%s\n", r.lines[i]);
-		ctl_error("%s: %s", what, ctl_reply_text(&r));
-		rc = CTL_EXIT_FAIL;
+		rc = ok == 0 ? CTL_EXIT_OK : CTL_EXIT_FAIL;
+		if (ctx->json && (ok == 0 || d == NULL)) {
+			ctl_json_open(&j, NULL);
+			if (d == NULL)
+				ctl_reload_json(ctx, &j, &r, ok == 0);
+			else
+				ctl_pause_json(ctx, &j, d, what, req, &r);
+			ctl_json_close(&j);
+			if (ctl_json_print(&j) == -1)
+				rc = CTL_EXIT_FAIL;
+		} else {
+			for (i = 0; i < r.nlines; i++)
+				(void)fprintf(ok == 0 ? stdout : stderr,
+				    "%s\n", r.lines[i]);
+			if (ok == 0 && ctl_reply_text(&r)[0] != '\0')
+				(void)printf("%s\n", ctl_reply_text(&r));
+		}
+		if (ok == 1)
+			ctl_error("%s: %s", what, ctl_reply_text(&r));
 		break;
 	default:
 		rc = CTL_EXIT_FAIL;
 		break;
 	}
 	ctl_reply_free(&r);
+	ctl_json_free(&j);
+	if (ctl_flush(what) != CTL_EXIT_OK)
+		rc = CTL_EXIT_FAIL;
 	return rc;
 }
 
@@ -115,31 +245,33 @@ ctl_pause_opts(const struct ctl_cmd *cmd, int argc, char **argv,
 static int
 ctl_pause_exec(int argc, char **argv, struct ctl_ctx *ctx)
 {
-	char	req[256];
-	int	rc;
+	const struct job_def	*d;
+	char			 req[256];
+	int			 rc;
 
 	if ((rc = ctl_pause_opts(&ctl_pause_cmd, argc, argv, NULL)) != 0)
 		return rc - 1;
-	if (ctl_ctx_job(ctx, "pause", argv[optind], &rc) == NULL)
+	if ((d = ctl_ctx_job(ctx, "pause", argv[optind], &rc)) == NULL)
 		return rc;
 	(void)snprintf(req, sizeof req, "pause %s", argv[optind]);
-	return ctl_pause_send(ctx, "pause", req);
+	return ctl_pause_send(ctx, "pause", d, req);
 }
 
 static int
 ctl_resume_exec(int argc, char **argv, struct ctl_ctx *ctx)
 {
-	char	req[256];
-	int	rc, catch_up = 0;
+	const struct job_def	*d;
+	char			 req[256];
+	int			 rc, catch_up = 0;
 
 	if ((rc = ctl_pause_opts(&ctl_resume_cmd, argc, argv,
 	    &catch_up)) != 0)
 		return rc - 1;
-	if (ctl_ctx_job(ctx, "resume", argv[optind], &rc) == NULL)
+	if ((d = ctl_ctx_job(ctx, "resume", argv[optind], &rc)) == NULL)
 		return rc;
 	(void)snprintf(req, sizeof req, "resume %s%s", argv[optind],
 	    catch_up ? " catch_up" : "");
-	return ctl_pause_send(ctx, "resume", req);
+	return ctl_pause_send(ctx, "resume", d, req);
 }
 
 static int
@@ -149,5 +281,5 @@ ctl_reload_exec(int argc, char **argv, struct ctl_ctx *ctx)
 
 	if ((rc = ctl_pause_opts(&ctl_reload_cmd, argc, argv, NULL)) != 0)
 		return rc - 1;
-	return ctl_pause_send(ctx, "reload", "reload");
+	return ctl_pause_send(ctx, "reload", NULL, "reload");
 }

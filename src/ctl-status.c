@@ -7,9 +7,12 @@
  * "<state>.lock"), its pid and since when (the store's meta keys "pid",
  * "since" (ms) and "config" when the daemon wrote them, else the lock
  * file and /proc/PID/stat), the configuration and state files, the jobs
- * loaded and in error (from the configuration as tickctl loads it now),
- * and the instances the store records as running.  The exit status is 0
- * only when the daemon runs, so scripts and tests can poll it.
+ * loaded and in error (the meta keys "jobs" and "jobs_in_error", which
+ * the daemon writes at start and at each reload, when they are about
+ * this daemon; else from the files as tickctl loads them now, which may
+ * hold what the daemon has not loaded, and it says so), and the
+ * instances the store records as running.  The exit status is 0 only
+ * when the daemon runs, so scripts and tests can poll it.
  *
  * With JOB: its definition (every key of tickd.job(5) with its value,
  * policies apart), state, next 5 instants, the instances in flight with
@@ -17,9 +20,9 @@
  * last 10 history entries.  Exit 0 when the job exists.
  *
  * JSON: daemon: pid, since, config, state_file, jobs, jobs_in_error,
- * running (and daemon, lock, schema).  Job: the list fields plus next and
- * runs (and definition, policies, current, consecutive_skips,
- * last_error).
+ * running (and daemon, lock, state_error, jobs_source: "daemon" or
+ * "files").  Job: the list fields plus next and runs (and definition,
+ * policies, current, consecutive_skips, last_error).
  *
  * DIAGNOSTICS: one line on stderr for usage errors (2), an unknown job
  * (2), an invalid configuration or store failures (1).
@@ -94,6 +97,19 @@ ctl_status_pid_since(long pid)
 	    long)hz);
 }
 
+/* A count the daemon wrote in the meta table; -1 if none or malformed. */
+static int64_t
+ctl_status_count(const char *v)
+{
+	char		*end;
+	long long	 n;
+
+	if (v == NULL)
+		return -1;
+	n = strtoll(v, &end, 10);
+	return end != v && *end == '\0' && n >= 0 ? n : -1;
+}
+
 /* The daemon's status. */
 static int
 ctl_status_daemon(struct ctl_ctx *ctx)
@@ -106,12 +122,14 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 	struct ctl_table	 t;
 	char			*cause = NULL, *meta_pid = NULL;
 	char			*meta_since = NULL, *meta_config = NULL;
+	char			*meta_jobs = NULL, *meta_bad = NULL;
+	const char		*files_why = NULL;
 	char			 buf[4352], when[CTL_FMT_BUFSZ];
 	char			 ago[CTL_FMT_BUFSZ];
 	size_t			 nact = 0, i;
-	int64_t			 since = -1, nrunning = 0;
+	int64_t			 since = -1, nrunning = 0, njobs, nbad;
 	long			 pid;
-	int			 rc = CTL_EXIT_OK;
+	int			 rc = CTL_EXIT_OK, ours;
 
 	if ((c = ctl_ctx_conf(ctx)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -122,6 +140,9 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		if (store_query_meta(q, "pid", &meta_pid, &cause) == -1 ||
 		    store_query_meta(q, "since", &meta_since, &cause) == -1 ||
 		    store_query_meta(q, "config", &meta_config, &cause) == -1 ||
+		    store_query_meta(q, "jobs", &meta_jobs, &cause) == -1 ||
+		    store_query_meta(q, "jobs_in_error", &meta_bad,
+		    &cause) == -1 ||
 		    store_query_active(q, NULL, &act, &nact, &cause) == -1) {
 			ctl_error("status: state %s: %s", c->state, cause);
 			free(cause);
@@ -132,11 +153,21 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 			nrunning += strcmp(act[i].status, "running") == 0;
 	}
 	/* What the daemon wrote wins, if it is about this daemon. */
-	if (dm->running && meta_pid != NULL && atol(meta_pid) == pid &&
-	    meta_since != NULL)
+	ours = dm->running && meta_pid != NULL && atol(meta_pid) == pid;
+	if (ours && meta_since != NULL)
 		since = strtoll(meta_since, NULL, 10);
 	else if (dm->running && pid > 0)
 		since = ctl_status_pid_since(pid);
+	njobs = ours ? ctl_status_count(meta_jobs) : -1;
+	nbad = ours ? ctl_status_count(meta_bad) : -1;
+	if (njobs == -1 || nbad == -1) {
+		/* The files say what a reload would load, not what runs. */
+		files_why = !dm->running ? "the daemon is not running" :
+		    q == NULL ? "the state cannot be read" :
+		    "the daemon did not record them";
+		njobs = (int64_t)c->njobs;
+		nbad = (int64_t)(c->nbad_ids + c->nbad_files);
+	}
 
 	if (ctx->json) {
 		ctl_json_init(&j);
@@ -146,15 +177,16 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		ctl_json_str(&j, "config", meta_config != NULL ? meta_config :
 		    ctx->config);
 		ctl_json_str(&j, "state_file", c->state);
-		ctl_json_int(&j, "jobs", (int64_t)c->njobs);
-		ctl_json_int(&j, "jobs_in_error", (int64_t)(c->nbad_ids +
-		    c->nbad_files));
+		ctl_json_int(&j, "jobs", njobs);
+		ctl_json_int(&j, "jobs_in_error", nbad);
 		ctl_json_opt(&j, "running", q != NULL ? nrunning : -1);
 		ctl_json_str(&j, "daemon", dm->running ? "running" :
 		    "not running");
 		ctl_json_str(&j, "lock", dm->lock);
 		ctl_json_str(&j, "state_error", q == NULL ? ctx->store_cause :
 		    NULL);
+		ctl_json_str(&j, "jobs_source", files_why != NULL ? "files" :
+		    "daemon");
 		ctl_json_close(&j);
 		if (ctl_json_print(&j) == -1)
 			rc = CTL_EXIT_FAIL;
@@ -185,8 +217,19 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 			    strncmp(ctx->store_cause, "state ", 6) == 0 ?
 			    ctx->store_cause + 6 : ctx->store_cause);
 		ctl_table_row(&t, "state", buf);
-		(void)snprintf(buf, sizeof buf, "%zu loaded, %zu in error",
-		    c->njobs, c->nbad_ids + c->nbad_files);
+		if (files_why != NULL)
+			(void)snprintf(buf, sizeof buf, "%lld loaded, %lld in "
+			    "error (from the files: %s)", (long long)njobs,
+			    (long long)nbad, files_why);
+		else if ((size_t)njobs != c->njobs ||
+		    (size_t)nbad != c->nbad_ids + c->nbad_files)
+			(void)snprintf(buf, sizeof buf, "%lld loaded, %lld in "
+			    "error (the files now say %zu and %zu)",
+			    (long long)njobs, (long long)nbad, c->njobs,
+			    c->nbad_ids + c->nbad_files);
+		else
+			(void)snprintf(buf, sizeof buf, "%lld loaded, %lld in "
+			    "error", (long long)njobs, (long long)nbad);
 		ctl_table_row(&t, "jobs", buf);
 		if (q != NULL)
 			(void)snprintf(buf, sizeof buf, "%lld%s",
@@ -207,6 +250,8 @@ out:
 	free(meta_pid);
 	free(meta_since);
 	free(meta_config);
+	free(meta_jobs);
+	free(meta_bad);
 	return rc;
 }
 
@@ -573,8 +618,8 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 	}
 
 	if (q != NULL) {
-		(void)printf("\nlast %zu history entries (tickctl history %s "
-		    "shows more):\n", nruns, d->id);
+		(void)printf("\nlast %zu history entr%s (tickctl history %s "
+		    "shows more):\n", nruns, nruns == 1 ? "y" : "ies", d->id);
 		ctl_job_run_table(&t);
 		for (i = 0; i < nruns; i++)
 			ctl_job_run_row(&t, &runs[i], d->tz, ctx->now_ms);

@@ -312,8 +312,9 @@ static int
 runner_out_read(struct run *r, struct runner_out *o, int stream,
     size_t limit)
 {
-	size_t	total = 0;
-	ssize_t	n;
+	struct log_job	lj;
+	size_t		total = 0;
+	ssize_t		n;
 
 	while (total < limit) {
 		n = read(o->fd, o->buf + o->len, sizeof o->buf - o->len);
@@ -322,10 +323,13 @@ runner_out_read(struct run *r, struct runner_out *o, int stream,
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
 		if (n <= 0) {
-			if (n == -1)
-				log_warn("job %s: reading %s: %s", r->job,
+			if (n == -1) {
+				runner_log_job(r, &lj);
+				log_job(LOG_WARNING, LOG_EV_NONE, &lj,
+				    "job %s: reading %s: %s", r->job,
 				    stream == 2 ? "stderr" : "stdout",
 				    strerror(errno));
+			}
 			runner_out_close(r, o, stream);
 			return 1;
 		}
@@ -919,9 +923,13 @@ runner_kill_tree(struct run *r, int sig)
 
 	if (r->pid <= 0)
 		return 0;
+	/*
+	 * /proc first: read after a SIGKILL, the group's members may be
+	 * zombies already, and would not be counted.
+	 */
+	runner_snap();
 	/* The group outlives its leader while members remain. */
 	(void)kill(-r->pid, sig);
-	runner_snap();
 	for (i = 0; i < runner_nprocs; i++) {
 		e = &runner_procs[i];
 		if (e->pgrp == (long)r->pid) {	/* signalled with the group */
@@ -941,12 +949,15 @@ runner_kill_tree(struct run *r, int sig)
 static void
 runner_kill_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct run *r = w->data;
+	struct run	*r = w->data;
+	struct log_job	 lj;
 
 	(void)loop;
 	(void)revents;
-	log_warn("job %s: run %s did not stop within %.0fs of signal %d: "
-	    "SIGKILL", r->job, r->run_id, r->kill_grace, r->kill_signal);
+	runner_log_job(r, &lj);
+	log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: run %s did not stop "
+	    "within %.0fs of signal %d: SIGKILL", r->job, r->run_id,
+	    r->kill_grace, r->kill_signal);
 	(void)runner_kill_tree(r, SIGKILL);
 }
 
@@ -973,7 +984,7 @@ runner_stop(struct run *r, int sig, double grace)
 /* What is left of a stopped run once its main process has ended. */
 struct runner_sweeper {
 	ev_timer	 w;
-	struct run	 r;		/* a copy: pid and run id only */
+	struct run	 r;		/* a copy: ids, pid, journal fields */
 	char		*run_id;
 };
 
@@ -982,15 +993,19 @@ static void
 runner_sweeper_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct runner_sweeper	*sw = w->data;
+	struct log_job		 lj;
 	int			 n;
 
 	(void)loop;
 	(void)revents;
-	if ((n = runner_kill_tree(&sw->r, SIGKILL)) > 0)
-		log_warn("job %s: run %s: %d leftover process%s killed at "
-		    "the end of its kill_grace", sw->r.job, sw->run_id, n,
-		    n == 1 ? "" : "es");
+	if ((n = runner_kill_tree(&sw->r, SIGKILL)) > 0) {
+		runner_log_job(&sw->r, &lj);
+		log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: run %s: %d "
+		    "leftover process%s killed at the end of its kill_grace",
+		    sw->r.job, sw->run_id, n, n == 1 ? "" : "es");
+	}
 	free(sw->r.job);
+	free(sw->r.trigger);
 	free(sw->run_id);
 	free(sw);
 }
@@ -1015,6 +1030,9 @@ runner_sweep(struct run *r)
 	sw->r.pid = r->pid;
 	sw->r.run_id = sw->run_id;
 	sw->r.job = xstrdup(r->job);
+	sw->r.trigger = xstrdup(r->trigger);
+	sw->r.attempt = r->attempt;
+	sw->r.scheduled_at = r->scheduled_at;
 	ev_timer_init(&sw->w, runner_sweeper_cb, left > 0 ? left : 0, 0);
 	sw->w.data = sw;
 	ev_timer_start(runner_loop, &sw->w);

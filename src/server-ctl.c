@@ -9,6 +9,7 @@
  * DIAGNOSTICS: every request gets one final line, OK or ERR with why.
  */
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "policy.h"
 #include "rfc3339.h"
 #include "runner.h"
+#include "schedule.h"
 #include "server.h"
 #include "server-int.h"
 #include "store.h"
@@ -148,9 +150,27 @@ busy:
 }
 
 /*
+ * The instances of j a resume without catch_up passes over (after the
+ * last one planned, up to now): *late, count 0 if none.
+ */
+static void
+server_ctl_passed(const struct sjob *j, int64_t now, struct policy_late *late)
+{
+	const struct job_def	*d = j->def;
+	int64_t			 first;
+
+	memset(late, 0, sizeof *late);
+	if (j->st.planned < 0 || schedule_next(d->schedule, d->tz, d->gap,
+	    d->fold, j->st.planned, &first) == -1 || first > now)
+		return;
+	policy_scan(d->schedule, d->tz, d->gap, d->fold, first, now, late);
+}
+
+/*
  * tickctl pause JOB / resume JOB [catch_up]: persisted across restarts.
  * Resuming plans from now, unless catch_up, which leaves the instances
- * missed while paused to the job's misfire policy.
+ * missed while paused to the job's misfire policy; without it they are
+ * one decision (skipped, reason paused), in the same transaction.
  */
 void
 server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
@@ -158,24 +178,58 @@ server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
 {
 	struct sjob	*j = server_job(s, id);
 	struct store_job st;
-	char		 when[RFC3339_BUFSZ];
+	struct store_decision dec;
+	struct policy_late late;
+	struct log_job	 lj = LOG_JOB_INIT;
+	char		 when[RFC3339_BUFSZ], when2[RFC3339_BUFSZ];
+	int64_t		 now_ms;
 
 	if (j == NULL || j->def == NULL) {
 		control_err(r, "no job \"%s\"", id);
 		return;
 	}
+	now_ms = clock_wall_ms();
 	st = j->st;
 	st.paused = pause;
-	if (!pause && !catch_up)
-		st.planned = clock_wall_ms() / 1000;
-	if (store_job_put(s->store, j->id, &st, clock_wall_ms()) == -1) {
+	memset(&late, 0, sizeof late);
+	if (!pause && !catch_up) {
+		if (j->st.paused)
+			server_ctl_passed(j, now_ms / 1000, &late);
+		st.planned = now_ms / 1000;
+	}
+	memset(&dec, 0, sizeof dec);
+	dec.job = j->id;
+	dec.decision = "skipped";
+	dec.reason = "paused";
+	dec.first_at = late.first;
+	dec.last_at = late.last;
+	dec.count = late.count;
+	dec.now_ms = now_ms;
+	dec.run_rowid = -1;
+	if (store_begin(s->store) == -1 || (late.count > 0 &&
+	    store_decision_add(s->store, &dec) == -1) ||
+	    store_job_put(s->store, j->id, &st, now_ms) == -1 ||
+	    store_commit(s->store) == -1) {
+		store_rollback(s->store);
 		server_store_trouble(s, "pause");
 		control_err(r, "the store is not available (%s): try again",
 		    store_error(s->store));
 		return;
 	}
+	server_store_ok(s);
 	j->st = st;
-	server_plan(s, j, clock_wall_ms() / 1000);
+	lj.job = j->id;
+	if (late.count > 0) {
+		lj.scheduled_at = late.last;
+		log_job(LOG_NOTICE, LOG_EV_MISSED, &lj, "job %s: %s%" PRId64
+		    " instance%s from %s to %s skipped (passed over while the "
+		    "job was paused)", j->id, late.capped ? "at least " : "",
+		    late.count, late.count == 1 ? "" : "s", server_when(late.first,
+		    when, sizeof when), server_when(late.last, when2,
+		    sizeof when2));
+		lj.scheduled_at = -1;
+	}
+	server_plan(s, j, now_ms / 1000);
 	server_overdue_arm(s, j);
 	server_rearm(s);
 	if (pause)
@@ -186,8 +240,9 @@ server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
 		    server_when(j->next_at, when, sizeof when));
 	else
 		control_ok(r, "%s resumed", j->id);
-	log_notice("job %s: %s by tickctl", j->id, pause ? "paused" :
-	    catch_up ? "resumed, with what it missed" : "resumed");
+	log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: %s by tickctl", j->id,
+	    pause ? "paused" : catch_up ? "resumed, with what it missed" :
+	    "resumed");
 }
 
 /* One request from tickctl. */

@@ -33,7 +33,8 @@ struct envp;
 #define SERVER_FAST_FAILS	5	/* instant failures before throttling */
 #define SERVER_THROTTLE_MIN	10	/* seconds, doubled per episode */
 #define SERVER_THROTTLE_MAX	600
-#define SERVER_PRUNE_EVERY	20	/* ends of a job between prunes */
+#define SERVER_PRUNE_EVERY	20	/* ends of a job between prunes, */
+					/* at most history_keep / 2 */
 #define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
 #define SERVER_DISPATCH_FIRST	4	/* due jobs in a burst's first claim */
 #define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
@@ -41,6 +42,8 @@ struct envp;
 #define SERVER_CKPT_IDLE_MS	250	/* idle: nothing due for this long */
 #define SERVER_NONE		SIZE_MAX
 #define SERVER_UNARMED		INT64_MIN	/* armed_ms: to be armed */
+#define SERVER_TEST_CLAIM	1	/* TICKD_TEST_STOP=claim */
+#define SERVER_TEST_REAP	2	/* TICKD_TEST_STOP=reap */
 
 /* A job as the loop knows it. */
 struct sjob {
@@ -62,6 +65,7 @@ struct sjob {
 	int64_t			 last_success;	/* Unix ms, -1: never */
 	int			 loaded;	/* last_success read */
 	int			 ends;		/* since its history was pruned */
+	int			 pruned;	/* once since the start */
 	ev_timer		 overdue_w;
 	struct server		*srv;
 };
@@ -126,6 +130,7 @@ struct server {
 	int			  verbose;	/* -v: lowest level logged */
 	int			  store_trouble;
 	int64_t			  trouble_since;
+	int64_t			  trouble_wall;	/* Unix ms, the same moment */
 	int64_t			  flush_after;	/* mono ms */
 	int64_t			  armed_ms;	/* wake-ups armed for, -1 none */
 	size_t			  fd_budget;	/* runs the descriptors hold */
@@ -232,6 +237,7 @@ void	server_ctl_run(struct server *, const char *, int, struct control_reply *);
 void	server_decision_later(struct server *, const char *, const char *, const char *, int64_t, int64_t, int64_t, int64_t);
 void	server_dispatch(struct server *);
 void	server_count_end(struct server *, struct sjob *);
+int64_t	server_prune_margin(const struct server *);
 void	server_dispatch_apply(struct server *, struct dispatch *);
 void	server_dispatch_count(const struct dispatch *, const struct sjob *, int *, int *);
 int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64_t *);
@@ -263,7 +269,7 @@ void	server_jobs_sync(struct server *);
 void	server_kill_cb(struct ev_loop *, ev_timer *, int);
 void	server_lease_cb(struct ev_loop *, ev_timer *, int);
 void	server_lock(struct server *);
-void	server_log_causes(const struct conf_causes *);
+void	server_log_causes(const struct conf *, const struct conf_causes *);
 void	server_log_warnings(const struct conf *);
 void	server_log_ignored(struct server *);
 void	server_log_range(struct sjob *, const char *, int64_t, int64_t, int64_t, int);
@@ -300,6 +306,8 @@ void	server_stop(struct server *, int);
 void	server_stop_runs(struct sjob **, size_t);
 void	server_store_ok(struct server *);
 void	server_store_trouble(struct server *, const char *);
+void	server_test_init(void);
+void	server_test_stop(int);
 void	server_throttle_check(struct server *, struct sjob *, int, int64_t);
 void	server_timeout_arm(struct server *, struct run *, double, double);
 void	server_timeout_cb(struct ev_loop *, ev_timer *, int);

@@ -92,6 +92,7 @@ void
 server_job_sync(struct server *s, struct sjob *j, int64_t now)
 {
 	struct store_job	st;
+	struct log_job		lj = LOG_JOB_INIT;
 	int			found;
 	int64_t			end;
 
@@ -121,9 +122,11 @@ server_job_sync(struct server *s, struct sjob *j, int64_t now)
 			(void)snprintf(j->st.boot_id, sizeof j->st.boot_id,
 			    "%s", s->boot_id);
 		if (store_job_put(s->store, j->id, &j->st,
-		    clock_wall_ms()) == -1)
-			log_warn("store: saving job %s: %s", j->id,
-			    store_error(s->store));
+		    clock_wall_ms()) == -1) {
+			lj.job = j->id;
+			log_job(LOG_WARNING, LOG_EV_NONE, &lj, "store: saving "
+			    "job %s: %s", j->id, store_error(s->store));
+		}
 	}
 	j->last_end = -1;
 	if (schedule_kind(j->def->schedule) == SCHEDULE_AFTER &&

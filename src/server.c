@@ -299,9 +299,11 @@ server_store_trouble(struct server *s, const char *what)
 	if (!s->store_trouble) {
 		s->store_trouble = 1;
 		s->trouble_since = clock_mono_ms();
+		s->trouble_wall = clock_wall_ms();
 		log_job(store_busy(s->store) ? LOG_WARNING : LOG_ERR,
 		    LOG_EV_STORE_BUSY, &lj, "store %s: %s: runs are delayed "
 		    "until it is available", what, store_error(s->store));
+		server_status(s);
 	}
 	if (!ev_is_active(&s->retry_w)) {
 		ev_timer_set(&s->retry_w, SERVER_RETRY, 0);
@@ -321,6 +323,7 @@ server_store_ok(struct server *s)
 	duration_format((clock_mono_ms() - s->trouble_since) / 1000, d,
 	    sizeof d);
 	log_notice("store available again after %s", d);
+	server_status(s);
 }
 
 /*
@@ -362,7 +365,8 @@ server_wq_write(struct server *s)
 			break;
 		case WQ_PRUNE:
 			rc = store_prune_job(s->store, w->job,
-			    s->conf->history_keep, SERVER_PRUNE_CHUNK) == -1 ?
+			    s->conf->history_keep - server_prune_margin(s),
+			    SERVER_PRUNE_CHUNK) == -1 ?
 			    -1 : 0;
 			break;
 		case WQ_ABANDON:
@@ -484,26 +488,98 @@ server_job_save(struct server *s, struct sjob *j)
 
 /* --- configuration ------------------------------------------------------------ */
 
-/* Log every cause of a configuration load. */
+/*
+ * Split a configuration message "file:line: text": the length of file,
+ * the line, and a pointer to text; NULL if it names no line.
+ */
+static const char *
+server_cause_split(const char *cause, size_t *flen, long *line)
+{
+	const char	*p, *d;
+
+	if ((p = strstr(cause, ": ")) == NULL)
+		return NULL;
+	for (d = p; d > cause && d[-1] >= '0' && d[-1] <= '9'; d--)
+		;
+	if (d == p || d - 1 <= cause || d[-1] != ':')
+		return NULL;
+	*flen = (size_t)(d - 1 - cause);
+	*line = strtol(d, NULL, 10);
+	return p + 2;
+}
+
+/*
+ * The job a configuration message is about, so that the journal finds it
+ * by TICKD_JOB: the job, valid or not, whose section in the file holds
+ * the line the message names; for a message about a section header
+ * ("[id]: duplicate job id"), the job of that id.  NULL for tickd.conf, a
+ * file as a whole, or no c.  A section that is no job (an invalid or
+ * duplicate id) is not known here: a message about a line inside one goes
+ * to the job before it in the file.
+ */
+static const char *
+server_cause_job(const struct conf *c, const char *cause)
+{
+	const char	*best = NULL, *id, *where, *text, *end;
+	size_t		 flen, n = 0, i;
+	long		 line, start, top = 0;
+
+	if (c == NULL || (text = server_cause_split(cause, &flen,
+	    &line)) == NULL)
+		return NULL;
+	if (text[0] == '[' && (end = strchr(text, ']')) != NULL)
+		n = (size_t)(end - text - 1);
+	for (i = 0; i < c->njobs + c->nbad_ids; i++) {
+		if (i < c->njobs) {
+			id = c->jobs[i]->id;
+			where = c->jobs[i]->where;
+		} else {
+			id = c->bad_ids[i - c->njobs];
+			where = c->bad_where[i - c->njobs];
+		}
+		if (n > 0) {
+			if (strncmp(id, text + 1, n) == 0 && id[n] == '\0')
+				return id;
+			continue;
+		}
+		if (where == NULL || strncmp(where, cause, flen) != 0 ||
+		    where[flen] != ':')
+			continue;
+		start = strtol(where + flen + 1, NULL, 10);
+		if (start <= line && start > top) {
+			best = id;
+			top = start;
+		}
+	}
+	return n > 0 ? NULL : best;
+}
+
+/* Log every cause of a configuration load (c: what it loaded, or NULL). */
 void
-server_log_causes(const struct conf_causes *causes)
+server_log_causes(const struct conf *c, const struct conf_causes *causes)
 {
 	struct log_job	lj = LOG_JOB_INIT;
 	size_t		i;
 
-	for (i = 0; i < causes->n; i++)
+	for (i = 0; i < causes->n; i++) {
+		lj.job = server_cause_job(c, causes->v[i]);
 		log_job(LOG_ERR, LOG_EV_CONFIG_ERROR, &lj, "%s",
 		    causes->v[i]);
+	}
 }
 
 /* Log the warnings of a configuration load (valid, worth a look). */
 void
 server_log_warnings(const struct conf *c)
 {
-	size_t i;
+	struct log_job	lj = LOG_JOB_INIT;
+	size_t		i;
 
-	for (i = 0; i < c->warnings.n; i++)
-		log_warn("%s", c->warnings.v[i]);
+	for (i = 0; i < c->warnings.n; i++) {
+		lj.job = server_cause_job(c, c->warnings.v[i]);
+		log_job(LOG_WARNING, LOG_EV_NONE, &lj, "%s",
+		    c->warnings.v[i]);
+	}
 }
 
 /* Log, once per name, the files of jobs_dir that are not job files. */
@@ -533,7 +609,12 @@ server_status(struct server *s)
 {
 	char when[RFC3339_BUFSZ];
 
-	if (s->nheap > 0)
+	if (s->store_trouble)
+		(void)sd_notifyf(0, "STATUS=store unavailable since %s: runs "
+		    "are delayed (%s); %zu jobs, %zu running",
+		    server_when(s->trouble_wall / 1000, when, sizeof when),
+		    store_error(s->store), s->njobs, s->nrunning);
+	else if (s->nheap > 0)
 		(void)sd_notifyf(0, "STATUS=%zu jobs, %zu running, next: %s at "
 		    "%s", s->njobs, s->nrunning, s->heap[0]->id,
 		    server_when(s->heap[0]->next_at, when, sizeof when));
@@ -581,6 +662,28 @@ server_forget(struct server *s)
 }
 
 /*
+ * Tell tickctl status how many jobs the daemon loaded and how many are in
+ * error (meta "jobs", "jobs_in_error"): the files may have changed since.
+ * Inside the caller's transaction; before the pid at start, so that a
+ * pid tickctl sees as this daemon's comes with this daemon's counts.
+ */
+static void
+server_meta_jobs(struct server *s)
+{
+	char buf[32];
+
+	(void)snprintf(buf, sizeof buf, "%zu", s->njobs);
+	if (store_meta_set(s->store, "jobs", buf) == 0) {
+		(void)snprintf(buf, sizeof buf, "%zu", s->conf->nbad_ids +
+		    s->conf->nbad_files);
+		if (store_meta_set(s->store, "jobs_in_error", buf) == 0)
+			return;
+	}
+	log_warn("store: recording the number of jobs: %s",
+	    store_error(s->store));
+}
+
+/*
  * Make the loop's job list match s->conf: keep known jobs (re-planned
  * with their new definition), add new ones, drop removed ones (a job
  * with running processes is dropped when the last one ends).
@@ -591,6 +694,7 @@ server_jobs_sync(struct server *s)
 	struct sjob		**jobs, *j;
 	struct pending		**pp;
 	struct wq_item		 *w;
+	struct log_job		  lj = LOG_JOB_INIT;
 	size_t			  i;
 	int64_t			  now = clock_wall_ms() / 1000;
 
@@ -637,9 +741,10 @@ server_jobs_sync(struct server *s)
 			w->started_ms = clock_wall_ms();
 			server_pend_drop(s, pp);
 		}
-		log_notice("job %s: removed from the configuration%s", j->id,
-		    j->nruns > 0 ? "; its running process is left to finish" :
-		    "");
+		lj.job = j->id;
+		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: removed from "
+		    "the configuration%s", j->id, j->nruns > 0 ?
+		    "; its running process is left to finish" : "");
 		s->gone = xreallocarray(s->gone, s->ngone + 1,
 		    sizeof *s->gone);
 		s->gone[s->ngone++] = j;
@@ -654,6 +759,7 @@ server_jobs_sync(struct server *s)
 		server_plan(s, s->jobs[i], now);
 	}
 	server_forget(s);
+	server_meta_jobs(s);
 	if (store_commit(s->store) == -1)
 		log_warn("store: saving job state: %s", store_error(s->store));
 }
@@ -669,7 +775,7 @@ server_reload(struct server *s, struct control_reply *reply)
 	(void)sd_notify(0, "RELOADING=1");
 	log_notice("reloading %s", s->config_path);
 	c = conf_reload(s->config_path, old, &causes);
-	server_log_causes(&causes);
+	server_log_causes(c, &causes);
 	for (i = 0; reply != NULL && i < causes.n; i++)
 		control_line(reply, "%s", causes.v[i]);
 	if (c == NULL) {
@@ -688,8 +794,12 @@ server_reload(struct server *s, struct control_reply *reply)
 	/* A job whose new definition is invalid keeps its old one. */
 	for (i = old->njobs; i-- > 0;) {
 		if (conf_job_is_bad(c, old->jobs[i])) {
-			log_warn("job %s: the new definition is invalid; "
-			    "keeping the previous one", old->jobs[i]->id);
+			struct log_job lj = LOG_JOB_INIT;
+
+			lj.job = old->jobs[i]->id;
+			log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: the new "
+			    "definition is invalid; keeping the previous one",
+			    old->jobs[i]->id);
 			conf_keep_job(c, old, i);
 		}
 	}
@@ -913,7 +1023,47 @@ server_child_cb(struct ev_loop *loop, ev_child *w, int revents)
 {
 	(void)loop;
 	(void)revents;
+	server_test_stop(SERVER_TEST_REAP);	/* reaped, end not queued */
 	runner_reap(w->rpid, w->rstatus);
+}
+
+/*
+ * A test hook for the two crash windows a random SIGKILL seldom hits:
+ * TICKD_TEST_STOP=claim stops the daemon (SIGSTOP) after a claim was
+ * committed, before its process is forked; =reap after a child was
+ * reaped, before its end is queued.  Once, at the first such point; the
+ * test then kills it (tests/integration/t_crash_windows.sh).  Read once
+ * at startup.
+ */
+static int	server_test_at;
+
+void
+server_test_init(void)
+{
+	const char	*v = getenv("TICKD_TEST_STOP");
+
+	if (v == NULL || *v == '\0')
+		return;
+	if (strcmp(v, "claim") == 0)
+		server_test_at = SERVER_TEST_CLAIM;
+	else if (strcmp(v, "reap") == 0)
+		server_test_at = SERVER_TEST_REAP;
+	else {
+		log_warn("TICKD_TEST_STOP=%s: not claim or reap, ignored", v);
+		return;
+	}
+	log_warn("TICKD_TEST_STOP=%s: a test hook, this daemon will stop "
+	    "itself", v);
+}
+
+void
+server_test_stop(int at)
+{
+	if (server_test_at != at)
+		return;
+	server_test_at = 0;
+	log_warn("TICKD_TEST_STOP: stopping (SIGSTOP)");
+	(void)raise(SIGSTOP);
 }
 
 void
@@ -984,6 +1134,101 @@ server_state_dir(const char *state)
 			fatal("state directory %s", dir);
 	}
 	free(dir);
+}
+
+static const char *server_state_suffix[] = { "", "-wal", "-shm" };
+
+/*
+ * Whether the state is tickd's alone.  Whoever can write in its directory
+ * can swap the database (what ran, the pids recovery signals); whoever can
+ * read the database reads every job's output.  The directory must be owned
+ * by tickd's user or root and not writable by group or others, and the
+ * database, its -wal and its -shm owned by tickd's user: else -1, logged.
+ * Their modes are server_state_private's, once the store is open.
+ */
+static int
+server_state_safe(const char *state)
+{
+	struct stat	 st;
+	uid_t		 uid = geteuid();
+	char		*dir = xstrdup(state), *slash, *path, who[64];
+	size_t		 i;
+	int		 rc = -1;
+
+	if ((slash = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		dir = xstrdup(".");
+	} else if (slash == dir)
+		slash[1] = '\0';	/* "/tickd.db": the root directory */
+	else
+		*slash = '\0';
+	if (uid == 0)
+		(void)snprintf(who, sizeof who, "root");
+	else
+		(void)snprintf(who, sizeof who, "uid %ld or root", (long)uid);
+	if (stat(dir, &st) == -1) {
+		log_err("state directory %s: %s: not starting", dir,
+		    strerror(errno));
+		goto out;
+	}
+	if ((st.st_uid != uid && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		log_err("state directory %s: refused: it must be owned by %s "
+		    "and not writable by group or others (owner uid %ld, mode "
+		    "%04o): not starting", dir, who, (long)st.st_uid,
+		    (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	for (i = 0; i < sizeof server_state_suffix /
+	    sizeof server_state_suffix[0]; i++) {
+		path = xasprintf("%s%s", state, server_state_suffix[i]);
+		/* Missing: made 0600; not a file: SQLite says so. */
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_uid != uid) {
+			log_err("state %s: refused: it must be owned by uid %ld, "
+			    "tickd's (owner uid %ld): not starting", path,
+			    (long)uid, (long)st.st_uid);
+			free(path);
+			goto out;
+		}
+		free(path);
+	}
+	rc = 0;
+out:
+	free(dir);
+	return rc;
+}
+
+/*
+ * Narrow to 0600, with a warning, the mode of a database, -wal or -shm
+ * that lets group or others in (made before tickd created its own 0600,
+ * or by hand).  Only once store_open accepted the file: a file it refuses
+ * is left exactly as it was, for its recovery.
+ */
+static void
+server_state_private(const char *state)
+{
+	struct stat	 st;
+	char		*path;
+	size_t		 i;
+
+	for (i = 0; i < sizeof server_state_suffix /
+	    sizeof server_state_suffix[0]; i++) {
+		path = xasprintf("%s%s", state, server_state_suffix[i]);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 077) != 0) {
+			if (chmod(path, S_IRUSR | S_IWUSR) == -1)
+				log_warn("state %s: mode %04o lets group or "
+				    "others in, and chmod 0600 failed: %s",
+				    path, (unsigned)(st.st_mode & 07777),
+				    strerror(errno));
+			else
+				log_warn("state %s: mode %04o let group or "
+				    "others in; now 0600", path,
+				    (unsigned)(st.st_mode & 07777));
+		}
+		free(path);
+	}
 }
 
 /* Identity of this machine, boot and process. */
@@ -1101,7 +1346,7 @@ server_main(const char *path, int verbose)
 	s->starting = 1;
 
 	s->conf = conf_load(path, &causes);
-	server_log_causes(&causes);
+	server_log_causes(s->conf, &causes);
 	conf_causes_free(&causes);
 	if (s->conf == NULL) {
 		log_err("%s is invalid: not starting", path);
@@ -1111,8 +1356,13 @@ server_main(const char *path, int verbose)
 	s->verbose = verbose;
 	log_level = s->conf->log_level > verbose ? s->conf->log_level :
 	    verbose;
+	server_test_init();
 	server_identity(s);
 	server_state_dir(s->conf->state);
+	if (server_state_safe(s->conf->state) == -1) {
+		conf_free(s->conf);
+		return SERVER_EXIT_CONFIG;
+	}
 	server_lock(s);
 	if ((s->store = store_open(s->conf->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);
@@ -1120,6 +1370,7 @@ server_main(const char *path, int verbose)
 		conf_free(s->conf);
 		return 1;
 	}
+	server_state_private(s->conf->state);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL) == -1)
 		log_warn("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	s->loop = ev_default_loop(EVFLAG_AUTO);

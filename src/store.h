@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STORE_SCHEMA_VERSION	4
+#define STORE_SCHEMA_VERSION	5
 #define STORE_RUN_ID_MAX	128
 
 /* Per-job state the scheduler keeps across restarts. */

@@ -102,6 +102,12 @@ const char *const store_schema[] = {
 	"CREATE INDEX runs_job ON runs (job, scheduled_at, status);"
 	"DROP INDEX runs_active;"
 	"CREATE INDEX runs_owned ON runs (owner) WHERE owner IS NOT NULL;",
+
+	/*
+	 * 4 -> 5: an instance lost with a crashed daemon says lease_lost,
+	 * the name tickctl's documentation promised, not restart.
+	 */
+	"UPDATE runs SET reason = 'lease_lost' WHERE reason = 'restart';",
 };
 
 const size_t store_schema_steps = sizeof store_schema /

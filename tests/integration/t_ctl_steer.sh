@@ -5,7 +5,8 @@
 # its own identity, a succeeded one refused), pause and resume (persisted
 # across a restart, no back-fill, --catch-up hands the missed instants to
 # the misfire policy), reload (accepted, partly refused with the problems,
-# refused for an invalid tickd.conf).
+# refused for an invalid tickd.conf); each with --json.  status counts the
+# jobs the daemon loaded, not what the files say until a reload.
 . tests/integration/lib.sh
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
@@ -99,6 +100,37 @@ expect_eq "busy: two instances running" "$(sql "SELECT count(*) FROM runs WHERE
 expect_eq "busy: the refused one is recorded as skipped" "$(sql "SELECT count(*)
     FROM runs WHERE job = 'busy' AND status = 'skipped' AND reason = 'overlap'")" 1
 
+# --json pause and resume, on busy (instances in flight) and zero (none).
+# list_next JOB: the next instant list shows for JOB.
+list_next() {
+	ctl --json list | jpy '[x["next_at"] for x in L if x["job"] == "'"$1"'"]'
+}
+run_cmd ctl --json pause busy
+expect_eq "--json pause busy: exit" "$rc" 0
+printf '%s\n' "$out" | expect_json "--json pause busy" job state in_flight message
+expect_eq "--json pause busy" "$(printf '%s\n' "$out" | jpy '[o["job"], o["state"],
+    o["in_flight"], o["message"]]' | tr '\n' '|')" \
+    "busy|paused|true|busy paused: its running instance goes on|"
+run_cmd ctl --json resume busy
+expect_eq "--json resume busy: exit" "$rc" 0
+printf '%s\n' "$out" | expect_json "--json resume busy" job state next_at catch_up
+expect_eq "--json resume busy" "$(printf '%s\n' "$out" | jpy '[o["job"], o["state"],
+    o["next_at"], o["catch_up"]]' | tr '\n' ' ')" "busy running $(list_next busy) false "
+expect_match "--json resume busy: next_at" "$(printf '%s\n' "$out" | jpy 'o["next_at"]')" \
+    "20??-??-??T??:??:??Z"
+run_cmd ctl --json pause zero
+expect_eq "--json pause zero" "$rc $(printf '%s\n' "$out" | jpy '[o["state"],
+    o["in_flight"]]' | tr '\n' ' ')" "0 paused false "
+expect_eq "--json list: zero paused, no next" "$(list_next zero)" null
+run_cmd ctl --json resume zero
+expect_eq "--json resume zero" "$rc $(printf '%s\n' "$out" | jpy '[o["state"],
+    o["next_at"]]' | tr '\n' ' ')" "0 idle $(list_next zero) "
+run_cmd ctl --json pause nosuch
+expect_eq "--json pause (unknown job): exit" "$rc" 2
+expect_eq "--json pause (unknown job): no output" "$out" ""
+run_cmd ctl --json resume
+expect_eq "--json resume (no job): exit" "$rc" 2
+
 # How long manual instances took to start: the request (created_at) to
 # the start of their process.
 lat=$(sql "SELECT max(a.started_at - r.created_at) || ' ms max, ' ||
@@ -161,8 +193,13 @@ wait_for "a run of tick after resume" 5 eval '[ "$(sql "SELECT count(*) FROM run
     WHERE job = '"'tick'"' AND scheduled_at > $t_resume")" -ge 1 ]'
 expect_eq "resume: no back-fill (runs)" "$(sql "SELECT count(*) FROM runs
     WHERE job = 'tick' AND scheduled_at > $t_pause AND scheduled_at < $t_resume")" 0
-expect_eq "resume: no back-fill (decisions)" "$(sql "SELECT count(*) FROM decisions
-    WHERE job = 'tick'")" 0
+# What passed meanwhile is one decision: skipped, reason paused.
+expect_eq "resume: the instants passed over, one decision" "$(sql "SELECT decision,
+    reason, first_at <= $t_pause + 1, last_at >= $t_resume - 1, last_at <= $t_resume,
+    count = last_at - first_at + 1 FROM decisions WHERE job = 'tick'")" \
+    "skipped|paused|1|1|1|1"
+log_has "tickd: notice: job tick: $(sql "SELECT count FROM decisions WHERE job = 'tick'") instances from $(rfc3339 "$(sql "SELECT first_at FROM decisions WHERE job = 'tick'")") to $(rfc3339 "$(sql "SELECT last_at FROM decisions WHERE job = 'tick'")") skipped (passed over while the job was paused)" ||
+    fail "resume: the passed-over instants are not logged"
 expect_match "list: idle again" "$(ctl list | grep '^tick ' | sed 's/ running / idle /')" \
     "tick *idle *20*"
 
@@ -175,31 +212,51 @@ run_cmd ctl resume --catch-up tick
 expect_eq "resume --catch-up: exit" "$rc" 0
 t_resume=$(now)
 wait_for "the catch-up decision" 5 eval '[ "$(sql "SELECT count(*) FROM decisions
-    WHERE job = '"'tick'"'")" -ge 1 ]'
+    WHERE job = '"'tick'"' AND reason != '"'paused'"'")" -ge 1 ]'
 expect_eq "resume --catch-up: one coalesced decision" "$(sql "SELECT decision || ' ' ||
-    reason || ' ' || (first_at = $t_pause + 1) FROM decisions WHERE job = 'tick'")" \
+    reason || ' ' || (first_at = $t_pause + 1) FROM decisions WHERE job = 'tick' AND reason != 'paused'")" \
     "skipped coalesced 1"
 wait_for "the newest missed instant's run" 5 eval '[ "$(sql "SELECT count(*)
-    FROM runs r, decisions d WHERE r.job = '"'tick'"' AND d.job = r.job AND
+    FROM runs r, decisions d WHERE r.job = '"'tick'"' AND d.job = r.job AND d.reason != '"'paused'"' AND
     r.scheduled_at = d.last_at + 1")" -eq 1 ]'
 expect_eq "resume --catch-up: every missed instant accounted for once" "$(sql "SELECT
-    (SELECT count FROM decisions WHERE job = 'tick') +
+    (SELECT count FROM decisions WHERE job = 'tick' AND reason != 'paused') +
     (SELECT count(*) FROM runs WHERE job = 'tick' AND scheduled_at > $t_pause AND
-    scheduled_at <= (SELECT last_at + 1 FROM decisions WHERE job = 'tick')) -
-    ((SELECT last_at + 1 FROM decisions WHERE job = 'tick') - $t_pause)")" 0
+    scheduled_at <= (SELECT last_at + 1 FROM decisions WHERE job = 'tick' AND reason != 'paused')) -
+    ((SELECT last_at + 1 FROM decisions WHERE job = 'tick' AND reason != 'paused') - $t_pause)")" 0
 expect_match "history: the decision" "$(ctl history tick --status skipped)" \
     "*tick *- *skipped (coalesced) *- *20* UTC *- *- *- *- *- *[0-9]* instant*"
 
 # --- reload --------------------------------------------------------------------------
+# status_jobs: status's job counts and where they come from.
+status_jobs() {
+	ctl --json status | jpy '[o["jobs"], o["jobs_in_error"], o["jobs_source"]]' |
+	    tr '\n' ' '
+}
+expect_eq "status: the daemon's jobs" "$(status_jobs)" "6 0 daemon "
 write_job extra.job <<'EOF'
 [extra]
 schedule = @yearly
 command = true
 EOF
+expect_eq "status: a new job file, not reloaded" "$(status_jobs)" "6 0 daemon "
+expect_match "status: a new job file, not reloaded (text)" "$(ctl status | grep '^jobs ')" \
+    "jobs *6 loaded, 0 in error (the files now say 7 and 0)"
 run_cmd ctl reload
 expect_eq "reload (good): exit" "$rc" 0
 expect_eq "reload (good): output" "$out" "reloaded: 7 jobs"
 expect_eq "reload (good): stderr" "$err" ""
+expect_eq "status: reloaded" "$(status_jobs)" "7 0 daemon "
+expect_match "status: reloaded (text)" "$(ctl status | grep '^jobs ')" \
+    "jobs *7 loaded, 0 in error"
+run_cmd ctl --json reload
+expect_eq "--json reload (good): exit" "$rc" 0
+expect_eq "--json reload (good): stderr" "$err" ""
+printf '%s\n' "$out" | expect_json "--json reload (good)" accepted partial jobs \
+    problems warnings message
+expect_eq "--json reload (good)" "$(printf '%s\n' "$out" | jpy '[o["accepted"],
+    o["partial"], o["jobs"], o["problems"], o["warnings"], o["message"]]' |
+    tr '\n' '|')" "true|false|7|[]|[]|reloaded: 7 jobs|"
 # A bad key in tick's file: tick keeps running its previous definition.
 write_job tick.job <<'EOF'
 [tick]
@@ -219,6 +276,18 @@ expect_eq "reload (bad job file): tick keeps its definition" \
     "$(grep -c '^v2 ' "$dir/tick.out")" 0
 log_has "job tick: the new definition is invalid; keeping the previous one" ||
     check_fail "reload (bad job file): not logged"
+run_cmd ctl --json reload
+expect_eq "--json reload (bad job file): exit" "$rc" 1
+expect_eq "--json reload (bad job file): stderr" "$err" "tickctl: reload: reload partially failed: 1 problems; the jobs concerned keep their previous definitions"
+printf '%s\n' "$out" | expect_json "--json reload (bad job file)" accepted partial jobs \
+    problems
+expect_eq "--json reload (bad job file)" "$(printf '%s\n' "$out" | jpy '[o["accepted"],
+    o["partial"], o["jobs"]] + o["problems"]' | tr '\n' '|')" \
+    "false|true|7|$jobs/tick.job:4: colour: unknown key|"
+# The daemon runs tick's previous definition, which the files no longer hold.
+expect_eq "status: tick kept" "$(status_jobs)" "7 1 daemon "
+expect_match "status: tick kept (text)" "$(ctl status | grep '^jobs ')" \
+    "jobs *7 loaded, 1 in error (the files now say 6 and 1)"
 # An invalid tickd.conf: tickctl says so; the daemon, asked directly,
 # refuses it and changes nothing.
 cp "$dir/tickd.conf" "$dir/tickd.conf.good"
@@ -234,4 +303,14 @@ cp "$dir/tickd.conf.good" "$dir/tickd.conf"
 expect_eq "reload (bad tickd.conf): the daemon goes on" "$(ctl_send 'ping\n')" \
     "OK $tickd_pid"
 daemon_stop_ok
+
+# The daemon is gone: the steering commands say so, status counts the files.
+run_cmd ctl --json reload
+expect_eq "--json reload (no daemon)" "$rc|$out" "1|"
+expect_match "--json reload (no daemon): stderr" "$err" "tickctl: tickd is not running*"
+run_cmd ctl --json pause tick
+expect_eq "--json pause (no daemon)" "$rc|$out" "1|"
+expect_eq "status (no daemon): the files" "$(status_jobs)" "6 1 files "
+expect_match "status (no daemon): the files (text)" "$(ctl status | grep '^jobs ')" \
+    "jobs *6 loaded, 1 in error (from the files: the daemon is not running)"
 done_ok

@@ -94,7 +94,7 @@ expect_before "qq interrupted before ready" \
     "tickd: warning: job qq: run $qqid attempt 1 was interrupted by a daemon stop: rerun (recover = rerun)" 1 "ready:" 2
 # The store said so when "ready:" was logged.
 expect_eq "ab: abandoned at once" "$(sql "SELECT status, reason, attempts, owner
-    FROM runs WHERE run_id = '$abid'")" "abandoned|restart|1|"
+    FROM runs WHERE run_id = '$abid'")" "abandoned|lease_lost|1|"
 expect_eq "rr: attempt 1 closed at once" "$(attempt_field "$rrid" 1 outcome)" interrupted
 expect_eq "ad: running, adopted" "$(sql "SELECT status, attempts, owner IS NOT NULL
     FROM runs WHERE run_id = '$adid'")" "running|1|1"

@@ -7,8 +7,10 @@
 # exit 3 and a signal are permanent (failed, detail says why); the default
 # "any" retries a signal too; exhausted: dead (error "is dead"); a retry
 # that would overlap the job's next instance is not made (dead, detail
-# says so).  on_failure runs once per failed or dead instance with its
-# TICKD_* environment.
+# says so).  A timeout and a spawn failure have no exit code: retried
+# under "any", permanent under a list of codes (a timed-out job that
+# exits 75 on the TERM too).  on_failure runs once per failed or dead
+# instance with its TICKD_* environment.
 . tests/integration/lib.sh
 setup
 
@@ -60,6 +62,45 @@ retry_delay = 2s
 $hook
 command = $rec; [ ! -e @DIR@/ov.first ] || [ "\$(cat @DIR@/ov.first)" = "\$TICKD_RUN_ID" ] || exit 0; echo "\$TICKD_RUN_ID" > @DIR@/ov.first; exit 1
 EOF2
+# Timeouts and spawn failures have no exit code: retried under "any",
+# permanent under a list of codes, even when the killed job exits with
+# one of them.
+sleeper tsl
+write_job nocode.job <<EOF2
+# Times out, then succeeds at its retry.
+[ta]
+schedule = $(at_cron "$t0")
+timeout = 1s
+retries = 1
+retry_delay = 1s
+command = $rec; [ "\$TICKD_ATTEMPT" -gt 1 ] || exec @DIR@/tsl 30
+
+# Times out and answers the TERM with exit 75: still a timeout, permanent.
+[t75]
+schedule = $(at_cron "$t0")
+timeout = 1s
+retries = 2
+retry_delay = 1s
+retry_on_exit = 75
+command = $rec; trap 'exit 75' TERM; @DIR@/tsl 30 & wait
+
+# Cannot start (no such working directory): retried under "any" (dead
+# after 2 attempts), permanent under 75.
+[spa]
+schedule = $(at_cron "$t0")
+workdir = @DIR@/nope
+retries = 1
+retry_delay = 1s
+command = true
+
+[sp75]
+schedule = $(at_cron "$t0")
+workdir = @DIR@/nope
+retries = 2
+retry_delay = 1s
+retry_on_exit = 75
+command = true
+EOF2
 daemon_start
 wait_for "dd's first attempt" 10 eval '[ "$(lines "$dir/dd.out")" -ge 1 ]'
 id=$(sql "SELECT run_id FROM runs WHERE job = 'dd'")
@@ -72,6 +113,9 @@ expect_eq "dd: retrying, retry_at 1-1.1 s after attempt 1" "$(sql "SELECT r.stat
 wait_for "the dead and failed runs" 15 eval '[ "$(sql "SELECT count(*) FROM runs
     WHERE job IN ('\''ex'\'', '\''dd'\'', '\''sg'\'', '\''an'\'') AND
     status IN ('\''dead'\'', '\''failed'\'', '\''succeeded'\'')")" -eq 4 ]'
+wait_for "the timed out and unstarted runs" 10 eval '[ "$(sql "SELECT count(*)
+    FROM runs WHERE job IN ('\''ta'\'', '\''t75'\'', '\''spa'\'', '\''sp75'\'')
+    AND status IN ('\''dead'\'', '\''failed'\'', '\''succeeded'\'')")" -eq 4 ]'
 wait_for "ov's dead run" 10 eval '[ "$(sql "SELECT count(*) FROM runs
     WHERE job = '\''ov'\'' AND status = '\''dead'\''")" -eq 1 ]'
 wait_for "4 hooks" 10 eval '[ "$(cat "$dir"/hook.*.count | wc -l)" -eq 4 ]'
@@ -144,6 +188,32 @@ expect_eq "sg: failed" "$(sql "SELECT status, reason, exit_status, signal, attem
 expect_attempts an "1 schedule,2 retry,"
 expect_eq "an: succeeded at its retry" "$(sql "SELECT status, reason, exit_status,
     signal, attempts FROM runs WHERE job = 'an'")" "succeeded||0||2"
+
+# --- ta, t75: a timeout ---------------------------------------------------------------------
+expect_attempts ta "1 schedule,2 retry,"
+expect_eq "ta: timed out, then succeeded at its retry" "$(sql "SELECT r.status,
+    r.attempts, (SELECT group_concat(outcome, ',') FROM (SELECT outcome FROM
+    attempts WHERE run = r.id ORDER BY attempt)) FROM runs r
+    WHERE r.job = 'ta'")" "succeeded|2|timed_out,succeeded"
+expect_attempts t75 "1 schedule,"
+expect_eq "t75: failed, the timeout permanent" "$(sql "SELECT r.status, r.reason,
+    r.attempts, r.retry_at, a.outcome FROM runs r JOIN attempts a ON
+    a.run = r.id WHERE r.job = 't75'")" "failed|timeout|1||timed_out"
+# 75 is in its retry_on_exit: the detail must name the timeout, not the
+# code the killed job exited with.
+expect_match "t75: the detail says why" "$(sql "SELECT detail FROM runs
+    WHERE job = 't75'")" "*a timeout is not an exit code in retry_on_exit: permanent"
+
+# --- spa, sp75: a spawn failure -------------------------------------------------------------
+expect_eq "spa: dead after 2 attempts that never started" "$(sql "SELECT r.status,
+    r.reason, r.attempts, (SELECT group_concat(x, ',') FROM (SELECT attempt ||
+    ' ' || trigger || ' ' || outcome AS x FROM attempts WHERE run = r.id
+    ORDER BY attempt)) FROM runs r WHERE r.job = 'spa'")" \
+    "dead|spawn|2|1 schedule spawn_failed,2 retry spawn_failed"
+expect_eq "sp75: failed at once, the spawn failure permanent" "$(sql "SELECT
+    r.status, r.reason, r.attempts, r.detail, a.outcome FROM runs r JOIN
+    attempts a ON a.run = r.id WHERE r.job = 'sp75'")" \
+    "failed|spawn|1|the process could not start (entering the working directory: No such file or directory), which retry_on_exit does not list: permanent|spawn_failed"
 
 # --- ov: a retry never overlaps the next instance ---------------------------------------------
 oid=$(cat "$dir/ov.first")

@@ -5,8 +5,8 @@
  * queued instances, expired leases), attempts and their end (retrying,
  * interrupted), the instances found at startup in each status, claims by
  * row (retry, recover, queued), skipped instances, settling waiting
- * instances, the last success, decisions, leases, meta values, and a
- * database held busy by another connection.
+ * instances, the last success, pruning (by age and per job), decisions,
+ * leases, meta values, and a database held busy by another connection.
  *
  * Every subtest uses a fresh database file in a temporary directory and
  * checks what the store wrote with its own sqlite3 connection to the same
@@ -184,7 +184,7 @@ claim(struct store *s, const char *job, int64_t when, const char *origin,
 }
 
 static const struct sql_check schema_checks[] = {
-	{ "PRAGMA user_version", "4" },
+	{ "PRAGMA user_version", "5" },
 	{ "PRAGMA journal_mode", "wal" },
 	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
 	    "sqlite_master WHERE type = 'table' ORDER BY name)",
@@ -249,12 +249,12 @@ test_open(void)
 	if ((s = fresh(path, sizeof path)) == NULL)
 		return;
 	store_close(s);
-	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 5"), 0);
+	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 6"), 0);
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
-	(void)snprintf(want, sizeof want, "%s: schema version 5 is newer than "
-	    "this tickd understands (4): downgrade is not supported", path);
+	(void)snprintf(want, sizeof want, "%s: schema version 6 is newer than "
+	    "this tickd understands (5): downgrade is not supported", path);
 	T_EQ_STR(cause, want);
 	free(cause);
 	store_close(s);
@@ -935,9 +935,12 @@ static const struct sql_check lease_checks[] = {
 /*
  * A claim of a running instance whose lease has expired (its owner is
  * gone): at now_s (seconds after T0), leased until T0 + 60 by owner-1.
+ * An expired lease is taken only from another owner: one's own running
+ * row is one's own child, whose lease the renewal keeps.
  */
 struct expiry_case {
 	const char	*name;
+	const char	*owner;		/* who claims */
 	int64_t		 now_ms;	/* ms after T0 * 1000 */
 	int		 want;
 	int		 attempt;	/* the claim's attempt */
@@ -945,16 +948,19 @@ struct expiry_case {
 };
 
 static const struct expiry_case expiry_cases[] = {
-	{ "lease not expired", 59 * 1000, 0, 0,
+	{ "lease not expired", "owner-2", 59 * 1000, 0, 0,
 	    "running 1 owner-1 1805007660" },
-	{ "lease holds to the end of its second", 60 * 1000 + 999, 0, 0,
-	    "running 1 owner-1 1805007660" },
-	{ "lease expired", 61 * 1000, 1, 2, "running 2 owner-2 1805007781" },
-	/* The new owner's lease holds in turn. */
-	{ "new lease not expired", 62 * 1000, 0, 0,
+	{ "lease holds to the end of its second", "owner-2", 60 * 1000 + 999,
+	    0, 0, "running 1 owner-1 1805007660" },
+	{ "lease expired", "owner-2", 61 * 1000, 1, 2,
 	    "running 2 owner-2 1805007781" },
-	{ "new lease expired", 182 * 1000, 1, 3,
-	    "running 3 owner-2 1805007902" },
+	/* The new owner's lease holds in turn. */
+	{ "new lease not expired", "owner-3", 62 * 1000, 0, 0,
+	    "running 2 owner-2 1805007781" },
+	{ "own lease expired", "owner-2", 182 * 1000, 0, 0,
+	    "running 2 owner-2 1805007781" },
+	{ "new lease expired", "owner-3", 182 * 1000, 1, 3,
+	    "running 3 owner-3 1805007902" },
 };
 
 static void
@@ -1019,7 +1025,7 @@ test_leases(void)
 		int64_t now_ms = T0 * 1000 + ec->now_ms;
 
 		T_RUN(ec->name);
-		T_EQ_INT(claim_at(s, "x", T0, "schedule", "owner-2", now_ms,
+		T_EQ_INT(claim_at(s, "x", T0, "schedule", ec->owner, now_ms,
 		    now_ms / 1000 + 120, &cl), ec->want);
 		if (ec->want == 1) {
 			T_EQ_INT(cl.rowid, first);
@@ -1195,17 +1201,22 @@ static const char *const v1_rows =
     "  VALUES (8, 'old@2027-03-14T06:00:00Z', 'old', 1805004000, "
     "  'schedule', 'schedule', 'succeeded', 'exit', 1, 1805004000000, "
     "  1805004005000, 0);"
+    "INSERT INTO runs (id, run_id, job, scheduled_at, origin, trigger, "
+    "  status, reason, attempts, created_at, finished_at) VALUES (9, "
+    "  'old@2027-03-14T05:00:00Z', 'old', 1805000400, 'schedule', "
+    "  'schedule', 'abandoned', 'restart', 1, 1805000400000, "
+    "  1805000405000);"
     "INSERT INTO decisions (job, decided_at, decision, reason, first_at, "
     "  last_at, count, run) VALUES ('old', 1805007601234, 'skipped', "
     "  'coalesced', 1805000000, 1805003600, 2, 8);";
 
 static const struct sql_check migrate_checks[] = {
-	{ "PRAGMA user_version", "4" },
+	{ "PRAGMA user_version", "5" },
 	/* The old rows, intact. */
 	{ "SELECT group_concat(id || ' ' || run_id || ' ' || status || ' ' || "
 	    "attempts || ' ' || coalesce(owner, 'NULL') || ' ' || "
 	    "coalesce(finished_at, 'NULL'), ', ') FROM (SELECT * FROM runs "
-	    "ORDER BY id)", "7 old@2027-03-14T07:00:00Z running 1 owner-0 "
+	    "WHERE id < 9 ORDER BY id)", "7 old@2027-03-14T07:00:00Z running 1 owner-0 "
 	    "NULL, 8 old@2027-03-14T06:00:00Z succeeded 1 NULL "
 	    "1805004005000" },
 	{ "SELECT pid || ' ' || pid_start || ' ' || lateness_ms FROM attempts",
@@ -1217,7 +1228,11 @@ static const struct sql_check migrate_checks[] = {
 	    "FROM decisions", "skipped coalesced 2 8" },
 	/* The new columns, empty for old rows; the new index. */
 	{ "SELECT count(*) FROM runs WHERE retry_at IS NULL AND detail IS "
-	    "NULL", "2" },
+	    "NULL", "3" },
+	/* 4 -> 5: reason restart renamed. */
+	{ "SELECT group_concat(id || ' ' || status || ' ' || reason) FROM runs "
+	    "WHERE reason IN ('restart', 'lease_lost')", "9 abandoned "
+	    "lease_lost" },
 	{ "SELECT coalesce(overdue_alerted, 'NULL') FROM jobs", "NULL" },
 	{ "SELECT coalesce(watch_since, 'NULL') FROM jobs", "NULL" },
 	{ "SELECT count(*) FROM attempts WHERE output_tail IS NULL", "1" },
@@ -1917,6 +1932,200 @@ test_last_success(void)
 	store_close(s);
 }
 
+/* --- retention ----------------------------------------------------------- */
+
+/*
+ * An instance (job, "schedule", at) in a state: ended with that status at
+ * finished_ms when it is > 0, else as make_instance makes it, or dead
+ * (retries exhausted) at NOW_MS + 5 s.  Its rowid, or -1 (reported).
+ */
+static int64_t
+make_ended(struct store *s, const char *path, const char *job, int64_t at,
+    const char *state, int64_t finished_ms)
+{
+	struct store_claimed cl;
+
+	if (finished_ms <= 0 && strcmp(state, "dead") != 0)
+		return make_instance(s, path, job, at, state);
+	if (finished_ms <= 0)
+		finished_ms = NOW_MS + 5000;
+	if (claim(s, job, at, "schedule", "owner-1", &cl) != 1 ||
+	    end_attempt(s, cl.rowid, 1, state, "exit",
+	    strcmp(state, "succeeded") == 0 ? 0 : 1, -1, finished_ms,
+	    -1) == -1) {
+		(void)printf("  cannot make %s %s\n", state, job);
+		T_TRUE(0);
+		return -1;
+	}
+	return rowid_of(path, job, at);
+}
+
+/* One prune call in a transaction: its result, or -9 (reported). */
+static int
+prune(struct store *s, const char *job, int64_t arg, int chunk)
+{
+	int n;
+
+	if (store_begin(s) == -1)
+		return -9;
+	n = job != NULL ? store_prune_job(s, job, arg, chunk) :
+	    store_prune_age(s, arg, chunk);
+	if (n == -1 || store_commit(s) == -1) {
+		(void)printf("  prune: %s\n", store_error(s));
+		store_rollback(s);
+		return -9;
+	}
+	return n;
+}
+
+/*
+ * By age, cut at NOW_MS + 50 s: every row finished (or, skipped, created)
+ * before the cut goes whatever its status (failed and dead ones too: the
+ * age limit is their limit); rows that have not finished stay however
+ * old they are, and so does one created long before the cut but finished
+ * at it.  finished_ms 0: as make_instance ends it (before the cut).
+ */
+static const struct {
+	const char	*job;
+	const char	*state;
+	int64_t		 finished;	/* ms after NOW_MS, or 0 */
+} age_rows[] = {
+	{ "s", "succeeded", 0 }, { "f", "failed", 0 }, { "d", "dead", 0 },
+	{ "k", "skipped", 0 }, { "q", "queued", 0 }, { "r", "running", 0 },
+	{ "t", "retrying", 0 }, { "w", "interrupted", 0 },
+	{ "new-s", "succeeded", 50000 }, { "new-f", "failed", 60000 },
+};
+
+/* Decisions, by reason: taken NOW_MS + dms; the cut keeps "new". */
+static const struct {
+	const char	*reason;
+	int64_t		 dms;
+} age_decisions[] = {
+	{ "o1", 0 }, { "o2", 1000 }, { "new", 50000 }, { "o3", 49999 },
+};
+
+/*
+ * Each call deletes at most chunk (2) instances and chunk decisions, and
+ * returns the sum; a call with nothing left to do returns 0.
+ */
+static const struct {
+	int		 want;
+	const char	*runs;		/* rows left */
+	const char	*decisions;
+} age_steps[] = {
+	{ 2 + 2, "8", "2" },
+	{ 2 + 1, "6", "1" },
+	{ 0, "6", "1" },
+};
+
+static const struct sql_check age_checks[] = {
+	{ "SELECT group_concat(job, ' ') FROM (SELECT job FROM runs ORDER "
+	    "BY job)", "new-f new-s q r t w" },
+	{ "SELECT group_concat(reason, ' ') FROM decisions", "new" },
+	/* The attempts of deleted instances went with them. */
+	{ "SELECT count(*) FROM attempts WHERE run NOT IN (SELECT id FROM "
+	    "runs)", "0" },
+	{ "SELECT count(*) FROM attempts", "5" },
+};
+
+/*
+ * A job's history (minutes after T0): keep its 3 newest finished rows,
+ * delete 2 at a time.  Failed, dead and unfinished rows are neither
+ * deleted nor counted among the 3 kept; another job is not touched.
+ */
+static const struct {
+	int		 dt;
+	const char	*state;
+} job_rows[] = {
+	{ 0, "succeeded" }, { 1, "failed" }, { 2, "succeeded" },
+	{ 3, "dead" }, { 4, "skipped" }, { 5, "succeeded" },
+	{ 6, "succeeded" }, { 7, "retrying" }, { 8, "succeeded" },
+	{ 9, "running" }, { 10, "queued" },
+};
+
+static const struct {
+	int		 want;
+	const char	*left;		/* minutes after T0 */
+} job_steps[] = {
+	{ 2, "0 1 3 5 6 7 8 9 10" },
+	{ 1, "1 3 5 6 7 8 9 10" },
+	{ 0, "1 3 5 6 7 8 9 10" },
+};
+
+static void
+test_prune(void)
+{
+	struct store		*s;
+	struct store_decision	 d;
+	struct sql_check	 c[3];
+	char			 path[256], sql[256];
+	size_t			 i;
+
+	T_RUN("prune by age");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof age_rows / sizeof age_rows[0]; i++)
+		(void)make_ended(s, path, age_rows[i].job, T0,
+		    age_rows[i].state, age_rows[i].finished == 0 ? 0 :
+		    NOW_MS + age_rows[i].finished);
+	for (i = 0; i < sizeof age_decisions / sizeof age_decisions[0];
+	    i++) {
+		memset(&d, 0, sizeof d);
+		d.job = "s";
+		d.decision = "skipped";
+		d.reason = age_decisions[i].reason;
+		d.first_at = d.last_at = T0;
+		d.count = 1;
+		d.now_ms = NOW_MS + age_decisions[i].dms;
+		d.run_rowid = -1;
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_decision_add(s, &d), 0);
+		T_EQ_INT(store_commit(s), 0);
+	}
+	for (i = 0; i < sizeof age_steps / sizeof age_steps[0]; i++) {
+		T_EQ_INT(prune(s, NULL, NOW_MS + 50000, 2), age_steps[i].want);
+		c[0].sql = "SELECT count(*) FROM runs";
+		c[0].want = age_steps[i].runs;
+		c[1].sql = "SELECT count(*) FROM decisions";
+		c[1].want = age_steps[i].decisions;
+		c[2].sql = NULL;
+		check_sql(path, c, 3);
+	}
+	check_sql(path, age_checks, sizeof age_checks / sizeof age_checks[0]);
+	store_close(s);
+
+	T_RUN("prune a job");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof job_rows / sizeof job_rows[0]; i++)
+		(void)make_ended(s, path, "p", T0 + job_rows[i].dt * 60,
+		    job_rows[i].state, 0);
+	(void)make_instance(s, path, "o", T0, "succeeded");
+	(void)make_instance(s, path, "o", T0 + 60, "succeeded");
+	(void)snprintf(sql, sizeof sql, "SELECT group_concat((scheduled_at - "
+	    "%" PRId64 ") / 60, ' ') FROM (SELECT scheduled_at FROM runs "
+	    "WHERE job = 'p' ORDER BY scheduled_at)", T0);
+	for (i = 0; i < sizeof job_steps / sizeof job_steps[0]; i++) {
+		T_EQ_INT(prune(s, "p", 3, 2), job_steps[i].want);
+		c[0].sql = sql;
+		c[0].want = job_steps[i].left;
+		c[1].sql = "SELECT count(*) FROM runs WHERE job = 'o'";
+		c[1].want = "2";
+		c[2].sql = NULL;
+		check_sql(path, c, 3);
+	}
+	/* keep = 0: every finished row of the job, up to the chunk. */
+	T_EQ_INT(prune(s, "o", 0, 100), 2);
+	T_EQ_INT(prune(s, "nosuchjob", 0, 100), 0);
+	c[0].sql = "SELECT count(*) FROM runs WHERE job = 'o'";
+	c[0].want = "0";
+	c[1].sql = sql;
+	c[1].want = job_steps[2].left;
+	c[2].sql = NULL;
+	check_sql(path, c, 3);
+	store_close(s);
+}
+
 /* Meta values: a sequence of sets and gets. */
 struct meta_case {
 	char		 op;		/* 's' set, 'g' get */
@@ -2209,6 +2418,7 @@ main(void)
 	test_skip();
 	test_unqueue();
 	test_last_success();
+	test_prune();
 	test_decisions();
 	test_leases();
 	test_meta();
