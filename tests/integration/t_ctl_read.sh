@@ -1,12 +1,14 @@
 #!/bin/sh
 # tickctl's reading commands against a running daemon, for people and with
-# --json (every line parses, with the documented fields): list (every state
-# and the next instants), status and status JOB, next JOB (as next --cron),
-# history and its filters, show (attempts, the output tail, the journalctl
-# line), stats, metrics (the Prometheus text format), env (what the job
-# gets), check (good setup, warnings with --strict, failed, blocked and
-# invalid jobs, daemon down), and bash completion of commands, job names
-# and run ids.
+# --json (every line parses, with the documented fields): list (every state,
+# queued too, and the next instants, flagged DST in a gap or a fold),
+# status and status JOB (consecutive skips, the instances in flight), next
+# JOB (as next --cron), history and its filters, show (attempts, the output
+# tail, the journalctl line; an unknown run id), stats, metrics (the
+# Prometheus text format), env (what the job gets), check (good setup,
+# warnings with --strict, failed, blocked, overdue and invalid jobs, daemon
+# down), replay of a dead instance, and bash completion of commands, job
+# names and run ids.
 . tests/integration/lib.sh
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
@@ -201,7 +203,7 @@ policies:
 in flight:
   RUN ID *STATUS *ATTEMPT *PID *STARTED *ELAPSED
   busy@* *running *1 *[0-9]* *
-last 1 history entries (tickctl history busy shows more):
+last 1 history entr* (tickctl history busy shows more):
   RUN ID *
   busy@* *schedule *running *"
 run_cmd ctl status ok
@@ -228,6 +230,33 @@ skip'
 printf '%s\n' "$out" | jpy 'o["runs"]' | expect_json "status --json fail: runs" \
     run_id job scheduled_at trigger status reason attempts started_at \
     finished_at lateness_ms duration_ms exit_status signal
+# slow: its one instance in flight, and the overlap skips since it began
+# (the daemon adds one a second: the count is between two readings).
+skipsql="SELECT count(*) FROM runs WHERE job = 'slow' AND status = 'skipped'
+    AND reason = 'overlap'"
+slowid=$(sql "SELECT run_id FROM runs WHERE job = 'slow' AND status = 'running'")
+skip_since=$(rfc3339 "$(sql "SELECT min(scheduled_at) FROM runs
+    WHERE job = 'slow' AND status = 'skipped'")")
+run_cmd ctl status slow
+expect_eq "status slow: exit" "$rc" 0
+expect_match "status slow: consecutive skips" "$(printf '%s\n' "$out" |
+    grep '^consecutive skips')" "consecutive skips *[0-9]* (since $skip_since)"
+expect_match "status slow: in flight" "$(printf '%s\n' "$out" |
+    grep -A 2 '^in flight:')" "in flight:
+  RUN ID *
+  $slowid *running *1 *[0-9]* *"
+before=$(sql "$skipsql")
+run_cmd ctl --json status slow
+after=$(sql "$skipsql")
+expect_eq "status --json slow: exit" "$rc" 0
+expect_eq "status --json slow: consecutive_skips and current" "$(printf '%s\n' "$out" |
+    jpy "[$before <= o['consecutive_skips'] <= $after, o['consecutive_skips'] >= 3,
+    [(x['run_id'], x['status'], x['attempts']) for x in o['current']]]")" \
+    "true
+true
+[[\"$slowid\", \"running\", 1]]"
+printf '%s\n' "$out" | jpy 'o["current"]' | expect_json "status --json slow: current" \
+    run_id job scheduled_at trigger status attempts started_at
 
 # --- next JOB, as next --cron --------------------------------------------------------
 from=2027-03-13T12:00:00-05:00
@@ -328,6 +357,16 @@ output of attempt 1 (its tail, as kept):
 full output:  journalctl -u tickd TICKD_RUN_ID=$oid"
 rowid=$(sql "SELECT id FROM runs WHERE run_id = '$oid'")
 expect_eq "show ROW_ID = show RUN_ID" "$(ctl show "$rowid")" "$out"
+for id in ok@2000-01-01T00:00:00Z 999999; do
+	for json in "" --json; do
+		# shellcheck disable=SC2086
+		run_cmd ctl $json show "$id"
+		expect_eq "show$json $id (unknown): exit, nothing on stdout" \
+		    "$rc [$out]" "1 []"
+		expect_eq "show$json $id (unknown): the one line" "$err" \
+		    "tickctl: show: no run \"$id\" in $db (tickctl history lists them)"
+	done
+done
 run_cmd ctl --json show "$fid"
 expect_eq "show --json: exit" "$rc" 0
 # shellcheck disable=SC2086
@@ -530,4 +569,131 @@ for c in list status "status ok" "next ok" history "show $oid" stats env\ ok che
 	# shellcheck disable=SC2086
 	ctl --json $c | expect_json "--json $c (daemon down)"
 done
+
+# --- the DST flag in list (tickctl alone, its clock moved) -----------------------------
+# nightly (02:30 in New York) seen from the day before the spring gap: its
+# next instant is shifted to 03:00 and flagged; fold (01:30) seen from the
+# day before the autumn fold: flagged, and nightly then is not.
+ft=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+write_job fold.job <<'EOF2'
+[fold]
+schedule = 30 1 * * *
+timezone = America/New_York
+command = true
+EOF2
+# list_at EPOCH ARGS...: tickctl ARGS with its wall clock at EPOCH.
+list_at() {
+	_la=$1
+	shift
+	env LD_PRELOAD="$ft" FAKETIME="+$((_la - $(now)))" \
+	    FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	    "$TICKCTL" -c "$dir/tickd.conf" "$@"
+}
+if [ ! -r "$ft" ]; then
+	echo "libfaketime ($ft) is not installed: the DST flag is not checked"
+else
+	spring=$(date -u -d 2030-03-09T17:00:00Z +%s)	# noon, EST
+	autumn=$(date -u -d 2030-11-02T16:00:00Z +%s)	# noon, EDT
+	run_cmd list_at "$spring" list
+	expect_eq "list (DST gap): exit" "$rc" 0
+	expect_match "list (DST gap): nightly" "$(printf '%s\n' "$out" | grep '^nightly ')" \
+	    "nightly *30 2 * * * *America/New_York *idle *2030-03-10 03:00:00 EDT DST *2030-03-10T07:00:00Z *"
+	expect_match "list (DST gap): fold" "$(printf '%s\n' "$out" | grep '^fold ')" \
+	    "fold *America/New_York *idle *2030-03-10 01:30:00 EST *2030-03-10T06:30:00Z *"
+	expect_eq "list --json (DST gap)" "$(list_at "$spring" --json list |
+	    jpy '[x["job"] + " " + x["next_at"] + " " + str(x["next_dst"])
+	    for x in L if x["job"] in ("nightly", "fold")]')" \
+	    "fold 2030-03-10T06:30:00Z None
+nightly 2030-03-10T07:00:00Z gap"
+	run_cmd list_at "$autumn" list
+	expect_eq "list (DST fold): exit" "$rc" 0
+	expect_match "list (DST fold): fold" "$(printf '%s\n' "$out" | grep '^fold ')" \
+	    "fold *America/New_York *idle *2030-11-03 01:30:00 E?T DST *2030-11-03T0?:30:00Z *"
+	expect_match "list (DST fold): nightly" "$(printf '%s\n' "$out" | grep '^nightly ')" \
+	    "nightly *America/New_York *idle *2030-11-03 02:30:00 EST *2030-11-03T07:30:00Z *"
+	expect_eq "list --json (DST fold)" "$(list_at "$autumn" --json list |
+	    jpy '[x["job"] + " " + str(x["next_dst"])
+	    for x in L if x["job"] in ("nightly", "fold")]')" \
+	    "fold fold
+nightly None"
+fi
+
+# --- queued, overdue, a dead instance replayed (the daemon again) -----------------------
+# One slot (max_running = 1) and new jobs that run only when asked: dj
+# fails until dj.ok exists (one retry, then dead), hog holds the slot,
+# waiter waits for it, od never succeeds within its 1 s.
+rm -f "$jobs"/*.job
+write_conf "max_running = 1"
+rec='echo "$TICKD_RUN_ID $TICKD_ATTEMPT $TICKD_TRIGGER" >> @DIR@/$TICKD_JOB.out'
+sleeper hog
+write_job more.job <<EOF2
+[dj]
+schedule = 0 0 1 1 *
+retries = 1
+retry_delay = 1s
+command = $rec; [ -e @DIR@/dj.ok ]
+
+[hog]
+schedule = 0 0 1 1 *
+command = @DIR@/hog 60
+
+[waiter]
+schedule = 0 0 1 1 *
+command = $rec
+
+[od]
+schedule = 0 0 1 1 *
+expect_success_within = 1s
+command = true
+EOF2
+daemon_start
+run_cmd ctl run dj
+expect_eq "run dj: exit" "$rc" 0
+djid=$out
+wait_for "dj dead" 10 eval '[ "$(sql "SELECT status FROM runs
+    WHERE run_id = '"'$djid'"'")" = dead ]'
+: >"$dir/dj.ok"
+run_cmd ctl replay "$djid"
+expect_eq "replay (dead): exit, the run id" "$rc $out" "0 $djid"
+wait_for "dj's replay to end" 10 eval '[ "$(sql "SELECT status FROM runs
+    WHERE run_id = '"'$djid'"'")" = succeeded ]'
+expect_eq "replay (dead): the same instance, the next attempt" "$(cat "$dir/dj.out")" \
+    "$djid 1 manual
+$djid 2 retry
+$djid 3 replay"
+expect_eq "replay (dead): one instance, 3 attempts" "$(sql "SELECT count(*),
+    max(attempts) FROM runs WHERE job = 'dj'")" "1|3"
+
+run_cmd ctl run hog
+expect_eq "run hog: exit" "$rc" 0
+wait_for "hog running" 10 eval '[ -n "$(procs hog)" ]'
+run_cmd ctl run waiter
+expect_eq "run waiter: exit" "$rc" 0
+wid=$out
+wait_for "waiter queued" 10 eval '[ "$(sql "SELECT status || reason FROM runs
+    WHERE run_id = '"'$wid'"'")" = queuedmax_running ]'
+run_cmd ctl list
+expect_match "list: waiter queued" "$(printf '%s\n' "$out" | grep '^waiter ')" \
+    "waiter *0 0 1 1 * *UTC *queued *"
+expect_match "list: hog running" "$(printf '%s\n' "$out" | grep '^hog ')" \
+    "hog *UTC *running *"
+expect_eq "list --json: states" "$(ctl --json list | jpy '" ".join(x["job"] + "=" +
+    x["state"] for x in L)')" "dj=idle hog=running od=idle waiter=queued"
+expect_eq "status --json waiter: current" "$(ctl --json status waiter |
+    jpy '[(x["run_id"], x["status"], x["reason"], x["attempts"]) for x in
+    o["current"]] + [o["state"]]')" "[\"$wid\", \"queued\", \"max_running\", 0]
+queued"
+expect_eq "waiter has not run" "$(lines "$dir/waiter.out")" 0
+
+wait_for "od overdue" 10 eval 'ctl check | grep -q "^job od: overdue"'
+run_cmd ctl check
+expect_eq "check (overdue): exit" "$rc" 1
+expect_match "check (overdue)" "$out" "CRITICAL: 1 problem, 0 warnings (4 jobs valid)
+job od: overdue: no instance succeeded within 1s (expect_success_within); none since *s ago"
+expect_eq "check --json (overdue)" "$(ctl --json check | sed 1d |
+    jpy '[o["severity"], o["kind"], o["job"]]')" "critical
+overdue
+od"
+daemon_stop_ok
 done_ok

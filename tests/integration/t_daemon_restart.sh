@@ -5,8 +5,10 @@
 # instances of an every-second job that fell due during a 3 s downtime are
 # on time (within the 60 s misfire_grace) and due at once: with overlap =
 # skip the newest runs and the older ones are one decision (skipped,
-# coalesced), none runs twice; @reboot runs once per boot, not at each
-# daemon start.
+# coalesced), none runs twice; a job added, and one whose schedule was
+# edited, while the daemon was down get no instance, run or decision, for
+# the instants before the start, while an unchanged one gets its misfire
+# decision; @reboot runs once per boot, not at each daemon start.
 . tests/integration/lib.sh
 setup
 
@@ -27,6 +29,23 @@ write_job boot.job <<'EOF2'
 [boot]
 schedule = @reboot
 command = echo "$TICKD_RUN_ID" >> @DIR@/boot.out
+EOF2
+# same: unchanged across the downtime, its late instances a misfire
+# decision; chg: its schedule edited while the daemon is down (and added,
+# a job added then): no retroactive instance, run or decision.
+write_job same.job <<'EOF2'
+[same]
+schedule = * * * * * *
+misfire = skip
+misfire_grace = 1s
+command = true
+EOF2
+write_job chg.job <<'EOF2'
+[chg]
+schedule = * * * * * *
+misfire = run_once
+misfire_grace = 1s
+command = true
 EOF2
 
 # check_tick WHEN: tick's instances are accounted for and its side effects
@@ -61,6 +80,10 @@ expect_eq "tick: nothing running at the kill" "$(sql "SELECT count(*) FROM runs
     WHERE job = 'tick' AND status != 'succeeded'")" 0
 checks=$((checks + 1))
 pid_alive "$lpgid" || fail "long's process did not outlive the daemon"
+last_same=$(sql "SELECT max(scheduled_at) FROM runs WHERE job = 'same'")
+last_chg=$(sql "SELECT max(scheduled_at) FROM runs WHERE job = 'chg'")
+sed 's/^schedule = .*/schedule = *\/2 * * * * */' "$jobs/chg.job" | write_job chg.job
+sed 's/^\[chg\]/[added]/' "$jobs/chg.job" | write_job added.job
 # The daemon stays down while several of tick's instants go by.
 wait_until $((t_kill + 3))
 
@@ -98,6 +121,32 @@ expect_eq "long: its attempt" "$(sql "SELECT a.attempt, a.outcome, a.exit_status
 log_has "tickd: notice: job long: run $lid attempt 1 unknown (adopted after a restart: its exit status cannot be known)" ||
     fail "long: the end of the adopted run is not logged"
 wait_for "long's process to be gone" 5 eval "! pid_alive $lpgid"
+
+# Jobs added or changed while the daemon was down start afresh: nothing
+# for the instants before the start.  The unchanged one's late instances
+# more than its misfire_grace late are one misfire decision.
+for j in added chg; do
+	wait_for "a run of $j after the restart" 10 eval "[ \"\$(sql \"SELECT
+	    count(*) FROM runs WHERE job = '$j' AND scheduled_at > $t_restart AND
+	    status = 'succeeded'\")\" -ge 1 ]"
+done
+expect_eq "added: no run or decision before the start" "$(sql "SELECT
+    (SELECT count(*) FROM runs WHERE job = 'added' AND
+    scheduled_at <= $t_restart), (SELECT count(*) FROM decisions
+    WHERE job = 'added')")" "0|0"
+expect_eq "chg: no run or decision in the downtime" "$(sql "SELECT
+    (SELECT count(*) FROM runs WHERE job = 'chg' AND scheduled_at >
+    $last_chg AND scheduled_at <= $t_restart), (SELECT count(*) FROM
+    decisions WHERE job = 'chg')")" "0|0"
+expect_eq "chg: the edited schedule" "$(sql "SELECT count(*) FROM runs
+    WHERE job = 'chg' AND scheduled_at > $t_restart AND
+    scheduled_at % 2 = 1")" 0
+expect_eq "same: the misfire decision" "$(sql "SELECT decision, first_at,
+    last_at < $t_restart, count = last_at - first_at + 1 FROM decisions
+    WHERE job = 'same' AND reason = 'misfire'")" "skipped|$((last_same + 1))|1|1"
+expect_eq "same: none of them ran" "$(sql "SELECT count(*) FROM runs r
+    JOIN decisions d ON d.job = r.job WHERE r.job = 'same' AND
+    r.scheduled_at BETWEEN d.first_at AND d.last_at")" 0
 
 # The downtime: the instances due at once are on time; with overlap = skip
 # the newest runs and the older ones coalesce into it: one decision.
