@@ -470,8 +470,7 @@ fail:
  * file owned by another user than root or uid (the daemon's), or writable
  * by group or others.  Only a regular file is opened.  A file that changes
  * while it is read, or changed less than CONF_SETTLE_MS before, is read
- * again after CONF_SETTLE_MS / 2, CONF_READ_TRIES times at most (then the
- * last whole read is taken, or the file refused if none was).  Returns
+ * again after CONF_SETTLE_MS / 2, CONF_READ_TRIES times at most.  Returns
  * a NUL-terminated buffer (caller frees) and its length, or NULL with a
  * cause added.
  */
@@ -487,13 +486,14 @@ conf_read_file(const char *path, int nofollow, uid_t uid, size_t *lenp,
 		buf = conf_read_once(path, nofollow, uid, lenp, stp,
 		    &changed, causes);
 		/*
-		 * A file read whole but changed a moment ago is read again
-		 * while tries remain, then taken: settling is a courtesy to
-		 * editors that write in place, not a reason to refuse.
+		 * A file read whole but changed a moment ago may be half of
+		 * one whose writer paused: read again, and refused if it
+		 * never holds still for CONF_SETTLE_MS.
 		 */
-		if (changed == 2 && i + 1 < CONF_READ_TRIES)
+		if (changed == 2) {
 			free(buf);
-		else if (buf != NULL || !changed)
+			buf = NULL;
+		} else if (buf != NULL || !changed)
 			return buf;
 		if (i + 1 < CONF_READ_TRIES) {
 			/* Half the settling time: the next read finds it
@@ -501,7 +501,9 @@ conf_read_file(const char *path, int nofollow, uid_t uid, size_t *lenp,
 			struct timespec ts = { 0, CONF_SETTLE_MS / 2 *
 			    1000000L };
 
-			(void)nanosleep(&ts, NULL);
+			/* The rest of it after a signal (a SIGHUP storm). */
+			while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+				;
 		}
 	}
 	conf_causes_add(causes, "%s: changed while being read, %d times; "
