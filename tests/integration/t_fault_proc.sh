@@ -35,7 +35,11 @@
 #     marker files against the rows), never more than max_running at
 #     once, no zombie is left, and tickd's descriptor count is back to its
 #     idle baseline after every burst.
-# tests/long/t_fault_proc_long.sh runs it with 2000 jobs, max_running 500.
+#     With FP_BURST_HOLD seconds, each burst job sleeps that long after
+#     its marker, so that they overlap; FP_MIN_AT_ONCE, if set, is how
+#     many must then have run at once.
+# tests/long/t_fault_proc_long.sh runs it with 2000 jobs, max_running 2000,
+# each holding 3 s: thousands of children at once.
 . tests/integration/lib.sh
 setup
 [ "$(id -u)" -eq 0 ] || { echo "needs root (users, limits, mounts)"; exit 77; }
@@ -47,6 +51,7 @@ mkdir "$dir/state"
 burst_jobs=${FP_BURST_JOBS:-100}
 burst_max=${FP_BURST_MAX:-25}
 bursts=${FP_BURSTS:-3}
+burst_hold=${FP_BURST_HOLD:-0}
 
 # use_state NAME: the daemon of a section keeps its own database.
 use_state() {
@@ -540,10 +545,12 @@ write_conf "state = state/burst.db" "max_running = $burst_max"
 mkdir "$dir/m"
 # burst_at INSTANT: every burst job due at INSTANT (and then a year later).
 burst_at() {
-	awk -v n="$burst_jobs" -v spec="$(at_cron "$1")" -v d="$dir" 'BEGIN {
+	awk -v n="$burst_jobs" -v spec="$(at_cron "$1")" -v d="$dir" \
+	    -v hold="$burst_hold" 'BEGIN {
 		for (i = 1; i <= n; i++)
-			printf "[b%05d]\nschedule = %s\ncommand = echo \"$TICKD_RUN_ID\" >> %s/m/b%05d\n\n", \
-			    i, spec, d, i }' | write_job burst.job
+			printf "[b%05d]\nschedule = %s\ncommand = echo \"$TICKD_RUN_ID\" >> %s/m/b%05d%s\n\n", \
+			    i, spec, d, i, (hold > 0 ? "; exec sleep " hold : "") }' |
+	    write_job burst.job
 }
 burst_at $(($(now) + 100000))
 daemon_start
@@ -580,6 +587,11 @@ while [ "$k" -le "$bursts" ]; do
 	checks=$((checks + 1))
 	[ "$most" -le "$burst_max" ] ||
 	    fail "4: burst $k: $most processes at once (max_running $burst_max)"
+	if [ -n "${FP_MIN_AT_ONCE:-}" ]; then
+		checks=$((checks + 1))
+		[ "$most" -ge "$FP_MIN_AT_ONCE" ] ||
+		    fail "4: burst $k: only $most processes at once, want $FP_MIN_AT_ONCE"
+	fi
 	expect_eq "4: burst $k: no zombie" "$(zombies)" 0
 	expect_eq "4: burst $k: descriptors back to idle" "$n" "$base"
 	k=$((k + 1))
