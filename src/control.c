@@ -8,9 +8,11 @@
  * daemon answers with
  * lines, the last beginning "OK" or "ERR", and closes.  Only root and the
  * daemon's own user may connect: SO_PEERCRED is checked at accept, on top
- * of the socket's mode.  Oversized, malformed or idle (CONTROL_IDLE s)
- * connections get "ERR" and are closed; nothing a client does can block
- * the loop: reads and writes are non-blocking, replies are buffered.
+ * of the socket's mode.  Oversized and malformed requests get "ERR" (what
+ * is left unread is discarded first, so that the client reads it), idle
+ * connections (CONTROL_IDLE s) are closed without a word; nothing a
+ * client does can block the loop: reads and writes are non-blocking,
+ * replies are buffered.
  *
  * DIAGNOSTICS: control_open returns NULL with *cause set; refused clients
  * are logged at warning; everything else is a reply to the client.
@@ -35,6 +37,7 @@
 
 #define CONTROL_IDLE	5.0		/* seconds a client may take */
 #define CONTROL_CLIENTS	64		/* connections at once */
+#define CONTROL_DRAIN	65536		/* bytes discarded at a close */
 
 struct control_reply {
 	char	*buf;
@@ -127,6 +130,24 @@ control_err(struct control_reply *r, const char *fmt, ...)
 	r->done = 1;
 }
 
+/*
+ * Discard what the client sent beyond what was read (the rest of an
+ * oversized request), up to CONTROL_DRAIN bytes: closing a socket with
+ * unread data makes the client's next read fail with ECONNRESET, before
+ * it reads the reply that says why.
+ */
+static void
+control_drain(int fd)
+{
+	char	buf[4096];
+	size_t	total = 0;
+	ssize_t	n;
+
+	while (total < CONTROL_DRAIN && (n = recv(fd, buf, sizeof buf,
+	    MSG_DONTWAIT)) > 0)
+		total += (size_t)n;
+}
+
 /* Close and free a connection. */
 static void
 control_conn_free(struct control_conn *c)
@@ -143,6 +164,7 @@ control_conn_free(struct control_conn *c)
 	ctl->nconns--;
 	ev_io_stop(ctl->loop, &c->io);
 	ev_timer_stop(ctl->loop, &c->idle);
+	control_drain(c->fd);
 	(void)close(c->fd);
 	free(c->out.buf);
 	free(c);

@@ -157,6 +157,11 @@ expect_eq "a request of 5000 bytes without a newline" \
 expect_eq "a request of 100000 bytes" \
     "$(ctl_send "$("$python" -c 'print("run a " * 16000, end="")')")" \
     "ERR request longer than 4096 bytes"
+# tickctl itself with an oversized argument: the daemon's answer, not a
+# connection reset (it reads what was left before closing).
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" replay "$("$python" -c 'print("x" * 4100, end="")')"
+expect_match "tickctl replay with a 4100-byte id: the daemon's answer" "$rc|$err" \
+    "1|tickctl: replay x*x: request longer than 4096 bytes"
 expect_eq "a request line of 4095 bytes" \
     "$(ctl_send "ping$("$python" -c 'print(" " * 4091, end="")')\\n")" "OK $tickd_pid"
 expect_eq "a request line of 4096 bytes (the limit)" \
