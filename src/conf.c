@@ -318,13 +318,15 @@ conf_same_file(const struct stat *a, const struct stat *b)
 	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-#define CONF_SETTLE_MS	100	/* a file changed since is still written */
+#define CONF_SETTLE_MS	100	/* a file written since is still written */
 
 /*
- * Whether the file changed less than CONF_SETTLE_MS ago: a writer that
+ * Whether the file was written less than CONF_SETTLE_MS ago: a writer that
  * truncated it and paused between two writes leaves half a file that
- * holds still while it is read.  A time in the future (a clock stepped
- * back, a copied time) is not recent: such a file would never load.
+ * holds still while it is read.  The modification time only: a file
+ * written aside and renamed into place keeps the time of its last write,
+ * and is whole.  A time in the future (a clock stepped back, a copied
+ * time) is not recent: such a file would never load.
  */
 static int
 conf_recent(const struct stat *st)
@@ -336,10 +338,6 @@ conf_recent(const struct stat *st)
 		return 0;
 	ms = ((int64_t)now.tv_sec - st->st_mtim.tv_sec) * 1000 +
 	    (now.tv_nsec - st->st_mtim.tv_nsec) / 1000000;
-	if (ms >= 0 && ms < CONF_SETTLE_MS)
-		return 1;
-	ms = ((int64_t)now.tv_sec - st->st_ctim.tv_sec) * 1000 +
-	    (now.tv_nsec - st->st_ctim.tv_nsec) / 1000000;
 	return ms >= 0 && ms < CONF_SETTLE_MS;
 }
 

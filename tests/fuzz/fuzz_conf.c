@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -47,6 +48,7 @@ static char	fuzz_base[1024];	/* jobs.d/a.job */
 static void
 fuzz_write(const char *path, const void *data, size_t size)
 {
+	struct timespec	 ts[2];
 	const char	*p = data;
 	ssize_t		 n;
 	int		 fd;
@@ -68,6 +70,11 @@ fuzz_write(const char *path, const void *data, size_t size)
 		p += n;
 		size -= (size_t)n;
 	}
+	/* Written a second ago: settled, as conf.c wants a file it reads. */
+	(void)clock_gettime(CLOCK_REALTIME, &ts[1]);
+	ts[1].tv_sec -= 1;
+	ts[0].tv_nsec = UTIME_OMIT;
+	(void)futimens(fd, ts);
 	(void)close(fd);
 }
 

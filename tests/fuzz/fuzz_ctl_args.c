@@ -67,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -218,9 +219,10 @@ fuzz_out_close(struct fuzz_out *o)
 static void
 fuzz_write(const char *dir, const char *name, const char *text)
 {
-	char	path[600];
-	size_t	len = strlen(text);
-	int	fd;
+	struct timespec	ts[2];
+	char		path[600];
+	size_t		len = strlen(text);
+	int		fd;
 
 	(void)snprintf(path, sizeof path, "%s/%s", dir, name);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
@@ -230,6 +232,11 @@ fuzz_write(const char *dir, const char *name, const char *text)
 		    strerror(errno));
 		exit(2);
 	}
+	/* Written a second ago: settled, as conf.c wants a file it reads. */
+	(void)clock_gettime(CLOCK_REALTIME, &ts[1]);
+	ts[1].tv_sec -= 1;
+	ts[0].tv_nsec = UTIME_OMIT;
+	(void)futimens(fd, ts);
 	(void)close(fd);
 }
 

@@ -26,12 +26,14 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -1153,7 +1155,8 @@ expand(const char *t, const char *dir, size_t *lenp)
 static int
 write_file(const char *path, const char *data, size_t len, int mode, int uid)
 {
-	FILE *f;
+	struct timespec	 ts[2];
+	FILE		*f;
 
 	if ((f = fopen(path, "w")) == NULL)
 		return -1;
@@ -1162,6 +1165,12 @@ write_file(const char *path, const char *data, size_t len, int mode, int uid)
 		return -1;
 	}
 	if (fclose(f) != 0)
+		return -1;
+	/* Written a second ago: settled, as conf.c wants a file it reads. */
+	(void)clock_gettime(CLOCK_REALTIME, &ts[1]);
+	ts[1].tv_sec -= 1;
+	ts[0].tv_nsec = UTIME_OMIT;
+	if (utimensat(AT_FDCWD, path, ts, 0) == -1)
 		return -1;
 	if (chmod(path, (mode_t)(mode != 0 ? mode : 0644)) == -1)
 		return -1;
