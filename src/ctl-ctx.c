@@ -298,6 +298,35 @@ ctl_ctx_daemon(struct ctl_ctx *ctx)
 	return d;
 }
 
+/*
+ * A count the running daemon wrote in the store's meta table (key "jobs"
+ * or "jobs_in_error"), or -1 when no daemon runs, the store cannot be
+ * read, the meta is another daemon's (its "pid") or the value is not a
+ * count.
+ */
+int64_t
+ctl_ctx_meta_count(struct ctl_ctx *ctx, const char *key)
+{
+	const struct ctl_daemon	*dm = ctl_ctx_daemon(ctx);
+	struct store_query	*q = ctl_ctx_store_quiet(ctx);
+	char			*pid = NULL, *v = NULL, *cause = NULL;
+	char			*end;
+	int64_t			 n = -1;
+
+	if (q != NULL && dm->running &&
+	    store_query_meta(q, "pid", &pid, &cause) == 1 &&
+	    atol(pid) == dm->pid &&
+	    store_query_meta(q, key, &v, &cause) == 1) {
+		n = strtoll(v, &end, 10);
+		if (end == v || *end != '\0' || n < 0)
+			n = -1;
+	}
+	free(pid);
+	free(v);
+	free(cause);
+	return n;
+}
+
 /* Whether id is a job of conf that is present but invalid. */
 int
 ctl_conf_bad_id(const struct conf *c, const char *id)

@@ -61,34 +61,6 @@ const struct ctl_cmd ctl_reload_cmd = {
 	ctl_reload_exec,
 };
 
-/*
- * The daemon's job count after a reload it did not fully accept: the
- * meta key "jobs", written before it answered, if the meta is about the
- * daemon that runs; -1 if unknown.
- */
-static int64_t
-ctl_reload_jobs(struct ctl_ctx *ctx)
-{
-	const struct ctl_daemon	*dm = ctl_ctx_daemon(ctx);
-	struct store_query	*q = ctl_ctx_store_quiet(ctx);
-	char			*pid = NULL, *jobs = NULL, *cause = NULL;
-	char			*end;
-	int64_t			 n = -1;
-
-	if (q != NULL && dm->running &&
-	    store_query_meta(q, "pid", &pid, &cause) == 1 &&
-	    atol(pid) == dm->pid &&
-	    store_query_meta(q, "jobs", &jobs, &cause) == 1) {
-		n = strtoll(jobs, &end, 10);
-		if (*end != '\0' || n < 0)
-			n = -1;
-	}
-	free(pid);
-	free(jobs);
-	free(cause);
-	return n;
-}
-
 /* The object of a reload's answer r; ok: the daemon said OK. */
 static void
 ctl_reload_json(struct ctl_ctx *ctx, struct ctl_json *j,
@@ -101,8 +73,9 @@ ctl_reload_json(struct ctl_ctx *ctx, struct ctl_json *j,
 	ctl_json_bool(j, "accepted", ok);
 	ctl_json_bool(j, "partial", !ok && strncmp(text,
 	    "reload partially failed", 23) == 0);
+	/* Not accepted whole: the count the daemon wrote before answering. */
 	if (!ok || sscanf(text, "reloaded: %zu jobs", &n) != 1)
-		ctl_json_opt(j, "jobs", ctl_reload_jobs(ctx));
+		ctl_json_opt(j, "jobs", ctl_ctx_meta_count(ctx, "jobs"));
 	else
 		ctl_json_int(j, "jobs", (int64_t)n);
 	/* Problems first, then warnings, each in the daemon's order. */

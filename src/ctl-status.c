@@ -97,19 +97,6 @@ ctl_status_pid_since(long pid)
 	    long)hz);
 }
 
-/* A count the daemon wrote in the meta table; -1 if none or malformed. */
-static int64_t
-ctl_status_count(const char *v)
-{
-	char		*end;
-	long long	 n;
-
-	if (v == NULL)
-		return -1;
-	n = strtoll(v, &end, 10);
-	return end != v && *end == '\0' && n >= 0 ? n : -1;
-}
-
 /* The daemon's status. */
 static int
 ctl_status_daemon(struct ctl_ctx *ctx)
@@ -122,7 +109,6 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 	struct ctl_table	 t;
 	char			*cause = NULL, *meta_pid = NULL;
 	char			*meta_since = NULL, *meta_config = NULL;
-	char			*meta_jobs = NULL, *meta_bad = NULL;
 	const char		*files_why = NULL;
 	char			 buf[4352], when[CTL_FMT_BUFSZ];
 	char			 ago[CTL_FMT_BUFSZ];
@@ -140,9 +126,6 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		if (store_query_meta(q, "pid", &meta_pid, &cause) == -1 ||
 		    store_query_meta(q, "since", &meta_since, &cause) == -1 ||
 		    store_query_meta(q, "config", &meta_config, &cause) == -1 ||
-		    store_query_meta(q, "jobs", &meta_jobs, &cause) == -1 ||
-		    store_query_meta(q, "jobs_in_error", &meta_bad,
-		    &cause) == -1 ||
 		    store_query_active(q, NULL, &act, &nact, &cause) == -1) {
 			ctl_error("status: state %s: %s", c->state, cause);
 			free(cause);
@@ -158,8 +141,8 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		since = strtoll(meta_since, NULL, 10);
 	else if (dm->running && pid > 0)
 		since = ctl_status_pid_since(pid);
-	njobs = ours ? ctl_status_count(meta_jobs) : -1;
-	nbad = ours ? ctl_status_count(meta_bad) : -1;
+	njobs = ctl_ctx_meta_count(ctx, "jobs");
+	nbad = ctl_ctx_meta_count(ctx, "jobs_in_error");
 	if (njobs == -1 || nbad == -1) {
 		/* The files say what a reload would load, not what runs. */
 		files_why = !dm->running ? "the daemon is not running" :
@@ -250,8 +233,6 @@ out:
 	free(meta_pid);
 	free(meta_since);
 	free(meta_config);
-	free(meta_jobs);
-	free(meta_bad);
 	return rc;
 }
 

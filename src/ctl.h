@@ -90,6 +90,7 @@ struct conf	*ctl_ctx_conf_quiet(struct ctl_ctx *);
 struct store_query *ctl_ctx_store(struct ctl_ctx *);
 struct store_query *ctl_ctx_store_quiet(struct ctl_ctx *);
 const struct ctl_daemon *ctl_ctx_daemon(struct ctl_ctx *);
+int64_t		 ctl_ctx_meta_count(struct ctl_ctx *, const char *);
 const struct job_def *ctl_ctx_job(struct ctl_ctx *, const char *,
 		     const char *, int *);
 int		 ctl_conf_bad_id(const struct conf *, const char *);
