@@ -7,7 +7,9 @@
 #include <stdint.h>
 
 int64_t	clock_wall_ms(void);	/* CLOCK_REALTIME: decides *when* */
+int64_t	clock_wall_ns(void);	/* the same, to the nanosecond */
 int64_t	clock_mono_ms(void);	/* CLOCK_MONOTONIC: decides *how long* */
 int64_t	clock_boot_ms(void);	/* CLOCK_BOOTTIME: counts suspend too */
+int64_t	clock_boot_ns(void);
 
 #endif /* TICKD_CLOCK_H */

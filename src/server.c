@@ -189,10 +189,11 @@ server_rearm(struct server *s)
 		ev_periodic_set(&s->wake_w,
 		    (double)s->heap[0]->due_ms / 1000.0, 0, NULL);
 		ev_periodic_start(s->loop, &s->wake_w);
-		after = s->heap[0]->due_ms - clock_wall_ms();
+		/* Not from a millisecond clock: that wakes up to 1 ms late. */
+		after = s->heap[0]->due_ms * 1000000 - clock_wall_ns();
 		if (after > 0) {
-			its.it_value.tv_sec = after / 1000;
-			its.it_value.tv_nsec = after % 1000 * 1000000;
+			its.it_value.tv_sec = after / 1000000000;
+			its.it_value.tv_nsec = after % 1000000000;
 		} else
 			its.it_value.tv_nsec = 1;	/* now (0 disarms) */
 	}
