@@ -64,4 +64,28 @@ expect_eq "fork for those only" "$(grep 'not known to be on a local' "$log" |
 expect_eq "missing: a spawn failure" "$(sql "SELECT DISTINCT a.outcome, a.error
     FROM attempts a JOIN runs r ON a.run = r.id WHERE r.job = 'missing'")" \
     "spawn_failed|entering the working directory: No such file or directory"
+
+# The start time recorded for each process (what identifies it across pid
+# reuse when a restarted daemon adopts it): taken from the boot clock
+# around the clone when that brackets one clock tick, else from /proc.
+# Either way it must be what /proc/PID/stat says (field 22).  40 jobs
+# started in one second: most bracketed, a few across a tick boundary.
+rm -f "$jobs/spawn.job"
+i=0
+while [ "$i" -lt 40 ]; do
+	printf '[s%02d]\nschedule = every 1s\ncommand = exec sleep 30\n\n' "$i"
+	i=$((i + 1))
+done | write_job starts.job
+daemon_start
+wait_for "40 recorded starts" 10 eval '[ "$(sql "SELECT count(*) FROM attempts
+    WHERE pid IS NOT NULL AND pid_start IS NOT NULL")" -ge 40 ]'
+sql "SELECT pid, pid_start FROM attempts WHERE pid_start IS NOT NULL" |
+while IFS='|' read -r p st; do
+	pid_alive "$p" || continue
+	echo "$p $st $(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f20)"
+done > "$dir/starts"
+expect_eq "started processes compared" "$(lines "$dir/starts")" 40
+expect_eq "the recorded start times are /proc's" \
+    "$(awk '$2 != $3' "$dir/starts")" ""
+daemon_stop 10 KILL
 done_ok
