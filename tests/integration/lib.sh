@@ -366,8 +366,8 @@ now_ms() { date +%s%3N; }
 # second, away from the instants of every-second jobs (a kill -KILL then
 # falls between their short runs, not during one).
 wait_mid_second() {
-	until _wm=$(date +%N) && [ "${_wm%???????}" -ge 3 ] &&
-	    [ "${_wm%???????}" -le 6 ]; do
+	until _wm=$(date +%N) && [ "${_wm%????????}" -ge 3 ] &&
+	    [ "${_wm%????????}" -le 6 ]; do
 		sleep 0.05
 	done
 }
