@@ -4,8 +4,8 @@
  * WARNING: everything in child_exec runs in a child that usually shares
  * the daemon's memory (runner.c: clone(CLONE_VM | CLONE_VFORK), the daemon
  * suspended until exec), else in a forked one: async-signal-safe calls
- * only, and no write to anything but local variables (errno aside: the
- * daemon reads it only when no child was made).  No malloc, no stdio, no
+ * only, and no write to anything but local variables and the report
+ * (errno aside: the daemon reads it only when no child was made).  No malloc, no stdio, no
  * logging, no name service (credentials were resolved in the parent by
  * priv.c).  The signal handlers are the child's own copy (no
  * CLONE_SIGHAND), so resetting them leaves the daemon's alone.
@@ -19,9 +19,10 @@
  * the daemon may be at its descriptor limit), the descriptor limit tickd
  * started with (runner.c raises its own), switch credentials
  * (priv_switch), enter the working directory as the job's user, exec.
- * A failure writes {stage, errno} to the close-on-exec status pipe and
- * exits 127; a successful exec closes the pipe, which the parent reads as
- * EOF.
+ * A failure leaves {stage, errno} and exits 127: in the daemon's memory
+ * when the child shares it (the daemon, suspended until the exec or the
+ * exit, reads it when clone returns), else on the close-on-exec status
+ * pipe, which a successful exec closes and the parent reads as EOF.
  *
  * DIAGNOSTICS: none here; the parent turns the report into a recorded
  * spawn failure.
@@ -36,15 +37,24 @@
 #include "child.h"
 #include "priv.h"
 
-/* Report a failure to the parent and exit 127.  Async-signal-safe. */
+/*
+ * Report a failure to the parent and exit 127.  Async-signal-safe.  A
+ * child that shares the daemon's memory writes the report where the
+ * daemon, suspended until this child exits, will look (as posix_spawn
+ * does); a forked one writes it to the status pipe.
+ */
 static void __attribute__((noreturn))
-child_fail(int status_fd, enum child_stage stage)
+child_fail(const struct child_spec *cs, int status_fd,
+    enum child_stage stage)
 {
 	struct child_report r;
 
 	r.stage = stage;
 	r.error = errno;
-	(void)write(status_fd, &r, sizeof r);
+	if (cs->report != NULL)
+		*cs->report = r;
+	else
+		(void)write(status_fd, &r, sizeof r);
 	_exit(127);
 }
 
@@ -107,7 +117,7 @@ child_exec(const struct child_spec *cs)
 	int		sig, fd, status_fd = cs->status_fd;
 
 	if (setsid() == -1)
-		child_fail(status_fd, CHILD_SETSID);
+		child_fail(cs, status_fd, CHILD_SETSID);
 
 	/* Default dispositions (still blocked), then an empty mask. */
 	for (sig = 1; sig < NSIG; sig++) {
@@ -116,7 +126,7 @@ child_exec(const struct child_spec *cs)
 	}
 	(void)sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
-		child_fail(status_fd, CHILD_SIGNALS);
+		child_fail(cs, status_fd, CHILD_SIGNALS);
 
 	/*
 	 * stdout and stderr to the pipes, every other descriptor but the
@@ -125,20 +135,20 @@ child_exec(const struct child_spec *cs)
 	 * its table has a free slot only once the rest is closed.  The status
 	 * pipe must not be clobbered by the dup2s: it moves above 0-2 first.
 	 */
-	if (status_fd <= STDERR_FILENO) {
+	if (status_fd != -1 && status_fd <= STDERR_FILENO) {
 		if ((fd = fcntl(status_fd, F_DUPFD_CLOEXEC, 3)) == -1)
-			child_fail(status_fd, CHILD_STDIO);
+			child_fail(cs, status_fd, CHILD_STDIO);
 		status_fd = fd;
 	}
 	if (dup2(cs->out_fd, STDOUT_FILENO) == -1 ||
 	    dup2(cs->err_fd, STDERR_FILENO) == -1)
-		child_fail(status_fd, CHILD_STDIO);
+		child_fail(cs, status_fd, CHILD_STDIO);
 	child_close_from(STDERR_FILENO + 1, status_fd);
 	if ((fd = open("/dev/null", O_RDONLY)) == -1)
-		child_fail(status_fd, CHILD_STDIO);
+		child_fail(cs, status_fd, CHILD_STDIO);
 	if (fd != STDIN_FILENO) {
 		if (dup2(fd, STDIN_FILENO) == -1)
-			child_fail(status_fd, CHILD_STDIO);
+			child_fail(cs, status_fd, CHILD_STDIO);
 		(void)close(fd);
 	}
 
@@ -146,12 +156,12 @@ child_exec(const struct child_spec *cs)
 	if (cs->nofile != NULL)
 		(void)setrlimit(RLIMIT_NOFILE, cs->nofile);
 	if (priv_switch(cs->cred) == -1)
-		child_fail(status_fd, CHILD_CREDENTIALS);
+		child_fail(cs, status_fd, CHILD_CREDENTIALS);
 	if (cs->workdir != NULL && chdir(cs->workdir) == -1)
-		child_fail(status_fd, CHILD_WORKDIR);
+		child_fail(cs, status_fd, CHILD_WORKDIR);
 
 	(void)execve(cs->path, cs->argv, cs->envp);
-	child_fail(status_fd, CHILD_EXEC);
+	child_fail(cs, status_fd, CHILD_EXEC);
 }
 
 /* What a stage means, for spawn failure messages. */

@@ -8,7 +8,7 @@
 
 #include "priv.h"
 
-/* Where a child failed before exec, as reported on the status pipe. */
+/* Where a child failed before exec, as reported to the daemon. */
 enum child_stage {
 	CHILD_SETSID = 1,
 	CHILD_SIGNALS,
@@ -29,11 +29,13 @@ struct child_spec {
 	const char		*workdir;
 	int			 out_fd;	/* becomes stdout */
 	int			 err_fd;	/* becomes stderr */
-	int			 status_fd;	/* close-on-exec report pipe */
+	int			 status_fd;	/* close-on-exec report pipe, */
+	struct child_report	*report;	/* or, sharing the daemon's */
+						/* memory, where to write it */
 	const struct rlimit	*nofile;	/* RLIMIT_NOFILE to restore */
 };
 
-/* The report written to the status pipe when something fails. */
+/* The report a child leaves when something fails. */
 struct child_report {
 	int	stage;		/* enum child_stage */
 	int	error;		/* errno */

@@ -5,11 +5,13 @@
  * (child.c resets them): clone(CLONE_VM | CLONE_VFORK) as posix_spawn
  * does, or fork when the working directory is not known to be local
  * (runner_clone, mounts.c).  The daemon is the direct parent of each
- * job: no double fork, exit status and duration are always known.  Three
- * pipes per run, all close-on-exec in the daemon: stdout and stderr (read
+ * job: no double fork, exit status and duration are always known.  Two
+ * pipes per run, close-on-exec in the daemon: stdout and stderr (read
  * here, split into lines of at most RUNNER_PIECE_MAX bytes and logged, so
- * a 10 MiB line costs 4 KiB of memory), and a status pipe on which the
- * child reports a failure before exec; EOF there means exec succeeded.
+ * a 10 MiB line costs 4 KiB of memory).  A clone child leaves a failure
+ * before exec in the daemon's memory, read when clone returns (the exec
+ * has happened or failed by then); a forked child reports on a third,
+ * status pipe, whose EOF means exec succeeded.
  *
  * Reaping: the server's catch-all child watcher calls runner_reap for
  * every pid; runs are found in a pid hash.  A run ends when its main
@@ -502,11 +504,9 @@ runner_child(void *arg)
  * not known to be local gets fork, as does everything when no stack can
  * be had (and under AddressSanitizer).
  */
-static pid_t
-runner_clone(struct child_spec *cs)
+static int
+runner_can_clone(const char *workdir)
 {
-	pid_t pid;
-
 	if (runner_stack == NULL && !RUNNER_ASAN) {
 		runner_stack = mmap(NULL, RUNNER_STACK, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -515,10 +515,21 @@ runner_clone(struct child_spec *cs)
 		else	/* a guard page below it */
 			(void)mprotect(runner_stack, RUNNER_GUARD, PROT_NONE);
 	}
-	if (cs->workdir != NULL && !runner_dir_local(cs->workdir))
+	if (workdir != NULL && !runner_dir_local(workdir)) {
 		log_debug("%s is not known to be on a local file system: "
-		    "fork", cs->workdir);
-	else if (runner_stack != NULL)
+		    "fork", workdir);
+		return 0;
+	}
+	return runner_stack != NULL;
+}
+
+/* Make the process (runner_can_clone said how); -1 with errno if none. */
+static pid_t
+runner_clone(struct child_spec *cs, int use_clone)
+{
+	pid_t pid;
+
+	if (use_clone)
 		return clone(runner_child, runner_stack + RUNNER_STACK,
 		    CLONE_VM | CLONE_VFORK | SIGCHLD, cs);
 	if ((pid = fork()) == 0)
@@ -558,16 +569,19 @@ int
 runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 {
 	int			 out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	int			 st[2] = { -1, -1 }, saved, stage;
+	int			 st[2] = { -1, -1 }, saved, stage, use_clone;
 	char			*argv[4];
 	struct child_spec	 cs;
+	struct child_report	 report = { 0, 0 };
 	sigset_t		 all, old;
 	pid_t			 pid;
 	size_t			 slot;
 	int64_t			 boot0, boot1;
 
+	/* A clone child reports into `report`: no status pipe. */
+	use_clone = runner_can_clone(spec->workdir);
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
-	    pipe2(st, O_CLOEXEC) == -1) {
+	    (!use_clone && pipe2(st, O_CLOEXEC) == -1)) {
 		/* EMFILE: each running job holds three descriptors here. */
 		saved = errno;
 		stage = CHILD_PIPE;
@@ -586,6 +600,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	cs.out_fd = out[1];
 	cs.err_fd = err[1];
 	cs.status_fd = st[1];
+	cs.report = use_clone ? &report : NULL;
 	cs.nofile = runner_nofile_raised ? &runner_nofile : NULL;
 
 	/* No signal may run a daemon handler in the child. */
@@ -594,7 +609,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	r->started_ms = clock_wall_ms();
 	r->started_mono = clock_mono_ms();
 	boot0 = clock_boot_ns();
-	pid = runner_clone(&cs);
+	pid = runner_clone(&cs, use_clone);
 	saved = errno;
 	boot1 = clock_boot_ns();
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
@@ -608,26 +623,38 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	r->pid = pid;
 	(void)close(out[1]);
 	(void)close(err[1]);
-	(void)close(st[1]);
+	if (st[1] != -1)
+		(void)close(st[1]);
 	r->pid_start = runner_start_tick(pid, boot0, boot1);
 	r->out.fd = out[0];
 	r->err.fd = err[0];
 	r->status_fd = st[0];
 	(void)fcntl(out[0], F_SETFL, O_NONBLOCK);
 	(void)fcntl(err[0], F_SETFL, O_NONBLOCK);
-	(void)fcntl(st[0], F_SETFL, O_NONBLOCK);
 	ev_io_init(&r->out.w, runner_out_cb, r->out.fd, EV_READ);
 	ev_io_init(&r->err.w, runner_out_cb, r->err.fd, EV_READ);
-	ev_io_init(&r->status_w, runner_status_cb, r->status_fd, EV_READ);
 	r->out.w.data = r->err.w.data = r->status_w.data = r;
 	ev_io_start(runner_loop, &r->out.w);
 	ev_io_start(runner_loop, &r->err.w);
-	ev_io_start(runner_loop, &r->status_w);
+	if (st[0] != -1) {
+		(void)fcntl(st[0], F_SETFL, O_NONBLOCK);
+		ev_io_init(&r->status_w, runner_status_cb, r->status_fd,
+		    EV_READ);
+		ev_io_start(runner_loop, &r->status_w);
+	}
 
 	slot = runner_slot(pid);
 	r->hnext = runner_hash[slot];
 	runner_hash[slot] = r;
 	runner_n++;
+	/* A clone child has exec'd, or failed, by the time clone returns. */
+	if (use_clone && report.stage != 0) {
+		r->spawn_failed = 1;
+		r->report = report;
+	} else if (use_clone) {
+		r->execd = 1;
+		runner_started(r, runner_arg);
+	}
 	return 0;
 
 fail:

@@ -22,6 +22,9 @@ cmd='echo "$TICKD_JOB $(pwd -P) $PPID $$ $(ps -o sid= -p $$ | tr -d " ") $(ulimi
 		printf '[%s]\nschedule = every 1s\nworkdir = %s\ncommand = %s\n\n' \
 		    "${j%%:*}" "${j#*:}" "$cmd"
 	done
+	# A clone child that fails before exec (nobody cannot enter the
+	# test directory): its report comes through the daemon's memory.
+	[ "$(id -u)" -ne 0 ] || printf '[denied]\nschedule = every 1s\nuser = nobody\nworkdir = @DIR@/wd\ncommand = %s\n\n' "$cmd"
 } | write_job spawn.job
 # A soft descriptor limit below the hard one (outside systemd): tickd
 # raises its own to the hard one, jobs get the soft one back.
@@ -34,6 +37,8 @@ pid=$tickd_pid sid=$(ps -o sid= -p "$tickd_pid" | tr -d ' ')
 for j in home slash local link dotdot; do
 	wait_for "a run of $j" 10 grep -q "^$j " "$dir/out"
 done
+[ "$(id -u)" -ne 0 ] || wait_for "a spawn failure of denied" 10 eval '[ "$(sql "SELECT count(*) FROM runs
+    WHERE job = '\''denied'\'' AND status = '\''failed'\''")" -ge 1 ]'
 wait_for "a spawn failure of missing" 10 eval '[ "$(sql "SELECT count(*) FROM runs
     WHERE job = '\''missing'\'' AND status = '\''failed'\''")" -ge 1 ]'
 daemon_stop_ok
@@ -64,6 +69,14 @@ expect_eq "fork for those only" "$(grep 'not known to be on a local' "$log" |
 expect_eq "missing: a spawn failure" "$(sql "SELECT DISTINCT a.outcome, a.error
     FROM attempts a JOIN runs r ON a.run = r.id WHERE r.job = 'missing'")" \
     "spawn_failed|entering the working directory: No such file or directory"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_eq "denied: a spawn failure, from a clone child" "$(sql "SELECT
+	    DISTINCT a.outcome, a.error FROM attempts a JOIN runs r ON
+	    a.run = r.id WHERE r.job = 'denied'")" \
+	    "spawn_failed|entering the working directory: Permission denied"
+	expect_eq "denied: never logged as started" \
+	    "$(grep -c 'job denied: .* started' "$log")" 0
+fi
 
 # The start time recorded for each process (what identifies it across pid
 # reuse when a restarted daemon adopts it): taken from the boot clock
