@@ -4,7 +4,14 @@
  * with -s), then reap them.  Prints the wall-clock start of the loop (ns)
  * so that the programs' own stamps can be measured from it.
  *
- *	forkloop [-s] N PROGRAM [ARG...]
+ * With -p, the floor of any scheduler that must not start a job before
+ * its instant: the N processes are forked first, each sleeps until the
+ * next whole second (clock_nanosleep, TIMER_ABSTIME) and only then execs;
+ * that second is printed.  All the fork cost is paid before the instant;
+ * what is left after it is the exec and the program's own start, N at
+ * once on the machine's cores.
+ *
+ *	forkloop [-s | -p] N PROGRAM [ARG...]
  */
 #include <sys/wait.h>
 
@@ -24,22 +31,42 @@ main(int argc, char **argv)
 	struct timespec	ts;
 	pid_t		pid;
 	long		n, i;
-	int		spawn = 0, status;
+	int		spawn = 0, pre = 0, status;
 
 	if (argc > 1 && strcmp(argv[1], "-s") == 0) {
 		spawn = 1;
 		argv++;
 		argc--;
+	} else if (argc > 1 && strcmp(argv[1], "-p") == 0) {
+		pre = 1;
+		argv++;
+		argc--;
 	}
 	if (argc < 3 || (n = strtol(argv[1], NULL, 10)) < 1) {
-		(void)fprintf(stderr, "usage: forkloop [-s] N PROGRAM [ARG...]\n");
+		(void)fprintf(stderr,
+		    "usage: forkloop [-s | -p] N PROGRAM [ARG...]\n");
 		return 2;
 	}
 	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	if (pre) {
+		ts.tv_sec++;
+		ts.tv_nsec = 0;
+		for (i = 0; i < n; i++) {
+			if ((pid = fork()) == -1)
+				return 1;
+			if (pid == 0) {
+				while (clock_nanosleep(CLOCK_REALTIME,
+				    TIMER_ABSTIME, &ts, NULL) != 0)
+					;
+				execv(argv[2], argv + 2);
+				_exit(127);
+			}
+		}
+	}
 	(void)printf("%lld\n", (long long)ts.tv_sec * 1000000000LL +
 	    ts.tv_nsec);
 	(void)fflush(stdout);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !pre; i++) {
 		if (spawn) {
 			if (posix_spawn(&pid, argv[2], NULL, NULL, argv + 2,
 			    environ) != 0)
