@@ -5,9 +5,9 @@
  * the daemon's memory (runner.c: clone(CLONE_VM | CLONE_VFORK), the daemon
  * suspended until exec), else in a forked one: async-signal-safe calls
  * only, and no write to anything but local variables and the report
- * (errno aside: the daemon reads it only when no child was made).  No malloc, no stdio, no
- * logging, no name service (credentials were resolved in the parent by
- * priv.c).  The signal handlers are the child's own copy (no
+ * (errno aside: the daemon reads it only when no child was made).  No
+ * malloc, no stdio, no logging, no name service (credentials were
+ * resolved in the parent by priv.c).  The signal handlers are the child's own copy (no
  * CLONE_SIGHAND), so resetting them leaves the daemon's alone.
  * The parent blocked every signal around fork; here each disposition is
  * reset to its default while still blocked, and only then is the mask

@@ -493,16 +493,17 @@ runner_child(void *arg)
 }
 
 /*
- * Create the job's process as posix_spawn does: clone(CLONE_VM |
- * CLONE_VFORK) on a stack of its own, so that no page table is copied
- * and no page of the daemon is made copy-on-write (with fork both grow
- * with the daemon: at 1000 jobs in one second, most of its CPU time).
- * The daemon is suspended until the child has exec'd or exited, so one
- * stack serves every spawn, and the child (child.c) writes nothing but
- * its own stack.  Entering the working directory is the one step of the
- * child that could block (a hung network file system), so a directory
- * not known to be local gets fork, as does everything when no stack can
- * be had (and under AddressSanitizer).
+ * Whether the job's process can be created as posix_spawn does:
+ * clone(CLONE_VM | CLONE_VFORK) on a stack of its own, so that no page
+ * table is copied and no page of the daemon is made copy-on-write (with
+ * fork both grow with the daemon: at 1000 jobs in one second, most of its
+ * CPU time).  The daemon is suspended until the child has exec'd or
+ * exited, so one stack serves every spawn, and the child (child.c) writes
+ * nothing but its own stack and its failure report.  Entering the working
+ * directory is the one step of the child that could block (a hung
+ * network file system), so a directory not known to be local gets fork,
+ * as does everything when no stack can be had (and under
+ * AddressSanitizer).
  */
 static int
 runner_can_clone(const char *workdir)
@@ -582,7 +583,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	use_clone = runner_can_clone(spec->workdir);
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
 	    (!use_clone && pipe2(st, O_CLOEXEC) == -1)) {
-		/* EMFILE: each running job holds three descriptors here. */
+		/* EMFILE: each running job holds two descriptors here. */
 		saved = errno;
 		stage = CHILD_PIPE;
 		*cause = xasprintf("pipe: %s", strerror(errno));
