@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -90,6 +91,7 @@ static char		*runner_stack;		/* the clone child's */
 static struct rlimit	 runner_nofile;		/* tickd's, at start */
 static int		 runner_nofile_raised;
 static struct mounts	 runner_mounts;		/* runner_dir_local */
+static int		 runner_mounts_fd = -1;	/* /proc/self/mountinfo */
 static unsigned int	 runner_mounts_iter;	/* ev_iteration of it */
 static int		 runner_mounts_ok;
 
@@ -105,6 +107,8 @@ static size_t		 runner_nprocs, runner_procs_cap;
 static unsigned int	 runner_snap_iter;	/* ev_iteration of it */
 static int		 runner_snap_ok;
 
+static void	runner_mounts_refresh(void);
+
 /*
  * Set up the runner: the loop for its watchers, the callback told when a
  * process has exec'd its program, and the one told when it has ended.
@@ -114,6 +118,8 @@ runner_init(struct ev_loop *loop, runner_cb started, runner_cb done,
     void *arg)
 {
 	runner_loop = loop;
+	/* Held from the start: counted in the idle descriptor budget. */
+	runner_mounts_refresh();
 	runner_started = started;
 	runner_done = done;
 	runner_arg = arg;
@@ -412,31 +418,49 @@ runner_close_fds(struct run *r)
 	}
 }
 
-/* Refresh the mount table, at most once per loop iteration. */
+/*
+ * Refresh the mount table when it may have changed: /proc/self/mountinfo,
+ * kept open, reports a mount or unmount since it was last polled as
+ * POLLPRI (proc(5)), so a loop iteration that spawns costs one poll, not
+ * a read and parse of the whole table (hundreds of mounts on a container
+ * host).  Checked at most once per iteration; any error reads it again,
+ * and a table that cannot be read makes every directory "not known".
+ */
 static void
 runner_mounts_refresh(void)
 {
-	char	*text = NULL;
-	size_t	 len = 0, cap = 0;
-	ssize_t	 n;
-	int	 fd;
+	struct pollfd	 pfd;
+	char		*text = NULL;
+	size_t		 len = 0, cap = 0;
+	ssize_t		 n = -1;
 
 	if (runner_mounts_ok && runner_mounts_iter == ev_iteration(runner_loop))
 		return;
 	runner_mounts_iter = ev_iteration(runner_loop);
+	if (runner_mounts_ok) {
+		pfd.fd = runner_mounts_fd;
+		pfd.events = POLLPRI;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) == 0)
+			return;			/* unchanged */
+	}
 	runner_mounts_ok = 0;
-	if ((fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) == -1)
+	if (runner_mounts_fd == -1)
+		runner_mounts_fd = open("/proc/self/mountinfo",
+		    O_RDONLY | O_CLOEXEC);
+	if (runner_mounts_fd == -1 ||
+	    lseek(runner_mounts_fd, 0, SEEK_SET) == -1)
 		goto out;
 	for (;;) {
 		if (cap - len < 4096) {
 			cap = cap ? cap * 2 : 16384;
 			text = xreallocarray(text, cap, 1);
 		}
-		if ((n = read(fd, text + len, cap - len - 1)) <= 0)
+		if ((n = read(runner_mounts_fd, text + len,
+		    cap - len - 1)) <= 0)
 			break;
 		len += (size_t)n;
 	}
-	(void)close(fd);
 	if (n == 0) {
 		text[len] = '\0';
 		mounts_parse(&runner_mounts, text);
