@@ -81,6 +81,22 @@
 #define RUNNER_ASAN	0
 #endif
 
+/*
+ * Valgrind runs clone(CLONE_VM | CLONE_VFORK) as a fork, so a clone
+ * child's report could not reach the daemon's memory: under it (the
+ * valgrind soak, make check-long), fork and the status pipe.  The client
+ * request is a no-op sequence of instructions outside valgrind.
+ */
+#ifdef __has_include
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define RUNNER_VALGRIND	(RUNNING_ON_VALGRIND != 0)
+#endif
+#endif
+#ifndef RUNNER_VALGRIND
+#define RUNNER_VALGRIND	0
+#endif
+
 static struct ev_loop	*runner_loop;
 static runner_cb	 runner_started;
 static runner_cb	 runner_done;
@@ -527,12 +543,12 @@ runner_child(void *arg)
  * directory is the one step of the child that could block (a hung
  * network file system), so a directory not known to be local gets fork,
  * as does everything when no stack can be had (and under
- * AddressSanitizer).
+ * AddressSanitizer or valgrind).
  */
 static int
 runner_can_clone(const char *workdir)
 {
-	if (runner_stack == NULL && !RUNNER_ASAN) {
+	if (runner_stack == NULL && !RUNNER_ASAN && !RUNNER_VALGRIND) {
 		runner_stack = mmap(NULL, RUNNER_STACK, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 		if (runner_stack == MAP_FAILED)
