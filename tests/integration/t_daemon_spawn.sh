@@ -24,7 +24,8 @@ cmd='echo "$TICKD_JOB $(pwd -P) $PPID $$ $(ps -o sid= -p $$ | tr -d " ") $(ulimi
 	done
 	# A clone child that fails before exec (nobody cannot enter the
 	# test directory): its report comes through the daemon's memory.
-	[ "$(id -u)" -ne 0 ] || printf '[denied]\nschedule = every 1s\nuser = nobody\nworkdir = @DIR@/wd\ncommand = %s\n\n' "$cmd"
+	# Its on_failure fails the same way, and is recorded so.
+	[ "$(id -u)" -ne 0 ] || printf '[denied]\nschedule = every 1s\nuser = nobody\nworkdir = @DIR@/wd\ncommand = %s\non_failure = true\n\n' "$cmd"
 } | write_job spawn.job
 # A soft descriptor limit below the hard one (outside systemd): tickd
 # raises its own to the hard one, jobs get the soft one back.
@@ -76,6 +77,15 @@ if [ "$(id -u)" -eq 0 ]; then
 	    "spawn_failed|entering the working directory: Permission denied"
 	expect_eq "denied: never logged as started" \
 	    "$(grep -c 'job denied: .* started' "$log")" 0
+	wait_for "denied: an on_failure decision" 10 eval '[ -n "$(sql "SELECT
+	    reason FROM decisions WHERE job = '\''denied'\'' AND
+	    decision = '\''on_failure'\''")" ]'
+	expect_eq "denied: its on_failure could not start either" \
+	    "$(sql "SELECT DISTINCT reason FROM decisions WHERE
+	    job = 'denied' AND decision = 'on_failure'")" failed
+	checks=$((checks + 1))
+	grep -q "job denied: on_failure for denied@.* failed (entering the working directory: Permission denied)" "$log" ||
+	    check_fail "denied: the on_failure failure is not logged with its cause"
 fi
 
 # The start time recorded for each process (what identifies it across pid
