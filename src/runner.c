@@ -108,7 +108,6 @@ static struct rlimit	 runner_nofile;		/* tickd's, at start */
 static int		 runner_nofile_raised;
 static struct mounts	 runner_mounts;		/* runner_dir_local */
 static int		 runner_mounts_fd = -1;	/* /proc/self/mountinfo */
-static unsigned int	 runner_mounts_iter;	/* ev_iteration of it */
 static int		 runner_mounts_ok;
 
 /* A process as /proc showed it, for runner_kill_tree (runner_snap). */
@@ -437,10 +436,10 @@ runner_close_fds(struct run *r)
 /*
  * Refresh the mount table when it may have changed: /proc/self/mountinfo,
  * kept open, reports a mount or unmount since it was last polled as
- * POLLPRI (proc(5)), so a loop iteration that spawns costs one poll, not
- * a read and parse of the whole table (hundreds of mounts on a container
- * host).  Checked at most once per iteration; any error reads it again,
- * and a table that cannot be read makes every directory "not known".
+ * POLLPRI (proc(5)), so a spawn costs one poll, not a read and parse of
+ * the whole table (hundreds of mounts on a container host).  Any error
+ * reads it again, and a table that cannot be read makes every directory
+ * "not known".
  */
 static void
 runner_mounts_refresh(void)
@@ -450,9 +449,6 @@ runner_mounts_refresh(void)
 	size_t		 len = 0, cap = 0;
 	ssize_t		 n = -1;
 
-	if (runner_mounts_ok && runner_mounts_iter == ev_iteration(runner_loop))
-		return;
-	runner_mounts_iter = ev_iteration(runner_loop);
 	if (runner_mounts_ok) {
 		pfd.fd = runner_mounts_fd;
 		pfd.events = POLLPRI;
@@ -564,13 +560,16 @@ runner_can_clone(const char *workdir)
 	return runner_stack != NULL;
 }
 
-/* Make the process (runner_can_clone said how); -1 with errno if none. */
+/*
+ * Make the process: a clone when runner_can_clone said so (the child then
+ * reports into cs->report), else a fork.  -1 with errno if none.
+ */
 static pid_t
-runner_clone(struct child_spec *cs, int use_clone)
+runner_clone(struct child_spec *cs)
 {
 	pid_t pid;
 
-	if (use_clone)
+	if (cs->report != NULL)
 		return clone(runner_child, runner_stack + RUNNER_STACK,
 		    CLONE_VM | CLONE_VFORK | SIGCHLD, cs);
 	if ((pid = fork()) == 0)
@@ -650,7 +649,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	r->started_ms = clock_wall_ms();
 	r->started_mono = clock_mono_ms();
 	boot0 = clock_boot_ns();
-	pid = runner_clone(&cs, use_clone);
+	pid = runner_clone(&cs);
 	saved = errno;
 	boot1 = clock_boot_ns();
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
