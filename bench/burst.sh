@@ -41,7 +41,7 @@ run_tickd() {	# n -> "p50 p99 max first last count cpu_ms spawn_ms"
 			    i, spec, cmd }' > "$d/jobs.d/burst.job"
 	"$tickd" -c "$d/tickd.conf" --log-target=stderr 2>"$d/log" &
 	pid=$!
-	poll 60 0.05 '[ "$(cat "$d/stamps" 2>/dev/null | wc -l)" -ge "$n" ]' \
+	wait_lines "$d/stamps" "$n" 60 \
 	    "$pid" || { echo "timeout: $(tail -3 "$d/log")" >&2; exit 1; }
 	# The daemon's own CPU time (its children's is not in it), in ns
 	# (schedstat: utime+stime of /proc/PID/stat counts 10 ms ticks).

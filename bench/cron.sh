@@ -173,19 +173,14 @@ if sys.argv[1] == "aligned":
 os.execv(sys.argv[2], sys.argv[2:])' "$PHASE" "$CRON" -f -L "$CRON_LOGLEVEL" \
 	    2>"$d/log" &
 	cpid=$!
-	until=$((at + DEADLINE))
-	while [ "$(cat "$d/stamps" 2>/dev/null | wc -l)" -lt "$n" ]; do
-		if ! kill -0 "$cpid" 2>/dev/null; then
-			echo "cron.sh: cron exited: $(tail -3 "$d/log")" >&2
-			break
-		fi
-		if [ "$(date +%s)" -ge $until ]; then
-			echo "cron.sh: N=$n: $(cat "$d/stamps" 2>/dev/null |
-			    wc -l) of $n started within ${DEADLINE} s" >&2
-			break
-		fi
-		sleep 0.05
-	done
+	rc=0
+	wait_lines "$d/stamps" "$n" $((at + DEADLINE - $(date +%s))) "$cpid" ||
+	    rc=$?
+	case $rc in
+	1)	echo "cron.sh: N=$n: $(cat "$d/stamps" 2>/dev/null | wc -l) of" \
+		    "$n started within ${DEADLINE} s" >&2 ;;
+	2)	echo "cron.sh: cron exited: $(tail -3 "$d/log")" >&2 ;;
+	esac
 	stop_cron
 	rm -f "$tab"
 	[ -s "$d/log" ] && sed 's/^/cron.sh: cron: /' "$d/log" | head -5 >&2

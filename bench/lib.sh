@@ -25,6 +25,12 @@
 #                           whole process: utime+stime, the sum of
 #                           task/*/schedstat, switches of all threads)
 #   sleep_until T           sleep until the epoch instant T (s, fractional)
+#   wait_lines FILE N SECS [PID]  wait until FILE has N lines: 0; 1 after
+#                           SECS s; 2 once PID has exited.  One process
+#                           that stats FILE every 20 ms: what waits must
+#                           not compete for the cores with what is measured
+#                           (poll's COND forks: a `cat | wc` every 50 ms
+#                           took 7% of the CPU during a 1000-job burst)
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 col_median() { cut -d' ' -f"$2" "$1" | median; }
@@ -85,6 +91,29 @@ def one(pid):
             rss = int(line.split()[1])
     return "%.6f %d %d %d %d %d" % (t, ticks, ns, v, nv, rss)
 
+def wait_lines(path, n, secs, pid=None):
+    import os
+    end, size, lines = time.monotonic() + float(secs), -1, 0
+    while True:
+        try:
+            st = os.stat(path).st_size
+        except FileNotFoundError:
+            st = 0
+        if st != size and st > 0:
+            size = st
+            with open(path, "rb") as f:
+                lines = f.read().count(b"\n")
+        if lines >= int(n):
+            sys.exit(0)
+        if pid:
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                sys.exit(2)
+        if time.monotonic() >= end:
+            sys.exit(1)
+        time.sleep(0.02)
+
 def sample(at, *pids):
     sleep_until(at)
     for p in pids:
@@ -97,6 +126,7 @@ PY
 lat_stats() { _blpy lat_stats "$1" "$2"; }
 proc_sample() { _blpy sample "$@"; }
 sleep_until() { _blpy sleep_until "$1"; }
+wait_lines() { _blpy wait_lines "$@"; }
 
 write_conf() {
 	_bld=$1
