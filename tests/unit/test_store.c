@@ -2114,8 +2114,12 @@ test_prune(void)
 		c[2].sql = NULL;
 		check_sql(path, c, 3);
 	}
+	/* No more instances than keep: the delete is not even tried. */
+	T_EQ_INT(prune(s, "o", 2, 100), 0);
+	/* One more than keep: the oldest goes. */
+	T_EQ_INT(prune(s, "o", 1, 100), 1);
 	/* keep = 0: every finished row of the job, up to the chunk. */
-	T_EQ_INT(prune(s, "o", 0, 100), 2);
+	T_EQ_INT(prune(s, "o", 0, 100), 1);
 	T_EQ_INT(prune(s, "nosuchjob", 0, 100), 0);
 	c[0].sql = "SELECT count(*) FROM runs WHERE job = 'o'";
 	c[0].want = "0";
