@@ -20,7 +20,7 @@ void
 envp_init(struct envp *e)
 {
 	e->n = 0;
-	e->cap = 8;
+	e->cap = 16;		/* a job's usual ten or so, and NULL */
 	e->v = xcalloc(e->cap, sizeof *e->v);
 }
 
@@ -38,36 +38,46 @@ envp_find(const struct envp *e, const char *name, size_t namelen)
 	return -1;
 }
 
-/* Add or replace "NAME=value"; the string is copied. */
-void
-envp_put(struct envp *e, const char *nameval)
+/* Add or replace "NAME=..." (s, whose name is namelen bytes), taking s. */
+static void
+envp_take(struct envp *e, char *s, size_t namelen)
 {
-	const char	*eq = strchr(nameval, '=');
-	ssize_t		 i;
+	ssize_t i;
 
-	if (eq == NULL)
-		return;
-	if ((i = envp_find(e, nameval, (size_t)(eq - nameval))) != -1) {
+	if ((i = envp_find(e, s, namelen)) != -1) {
 		free(e->v[i]);
-		e->v[i] = xstrdup(nameval);
+		e->v[i] = s;
 		return;
 	}
 	if (e->n + 1 >= e->cap) {
 		e->cap *= 2;
 		e->v = xreallocarray(e->v, e->cap, sizeof *e->v);
 	}
-	e->v[e->n++] = xstrdup(nameval);
+	e->v[e->n++] = s;
 	e->v[e->n] = NULL;
 }
 
-/* Add or replace NAME with value. */
+/* Add or replace "NAME=value"; the string is copied. */
+void
+envp_put(struct envp *e, const char *nameval)
+{
+	const char *eq = strchr(nameval, '=');
+
+	if (eq != NULL)
+		envp_take(e, xstrdup(nameval), (size_t)(eq - nameval));
+}
+
+/* Add or replace NAME with value (built here: once per job's spawn). */
 void
 envp_set(struct envp *e, const char *name, const char *value)
 {
-	char *s = xasprintf("%s=%s", name, value);
+	size_t	 nl = strlen(name), vl = strlen(value);
+	char	*s = xmalloc(nl + vl + 2);
 
-	envp_put(e, s);
-	free(s);
+	memcpy(s, name, nl);
+	s[nl] = '=';
+	memcpy(s + nl + 1, value, vl + 1);
+	envp_take(e, s, nl);
 }
 
 /* The value of NAME, or NULL. */
