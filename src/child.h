@@ -6,6 +6,8 @@
 
 #include <sys/resource.h>
 
+#include <stdint.h>
+
 #include "priv.h"
 
 /* Where a child failed before exec, as reported to the daemon. */
@@ -35,10 +37,14 @@ struct child_spec {
 	const struct rlimit	*nofile;	/* RLIMIT_NOFILE to restore */
 };
 
-/* The report a child leaves when something fails. */
+/*
+ * The report a child leaves when something fails; a clone child also
+ * leaves the boot clock as it began (runner_start_tick).
+ */
 struct child_report {
 	int	stage;		/* enum child_stage */
 	int	error;		/* errno */
+	int64_t	boot_ns;	/* CLOCK_BOOTTIME at the clone child's start */
 };
 
 void		 child_exec(const struct child_spec *)

@@ -525,7 +525,10 @@ runner_dir_local(const char *dir)
 static int
 runner_child(void *arg)
 {
-	child_exec(arg);
+	struct child_spec *cs = arg;
+
+	cs->report->boot_ns = clock_boot_ns();	/* the vDSO: no system call */
+	child_exec(cs);
 }
 
 /*
@@ -584,8 +587,11 @@ runner_clone(struct child_spec *cs)
  * to ticks): when both readings fall in one tick, that is the one, and
  * /proc need not be asked (an open, a read that waits for the new
  * process's memory map lock, a close: an eighth of the daemon's CPU in a
- * burst).  Else /proc is read, after the pipes' closes: at its descriptor
- * limit, tickd needs one.
+ * burst).  boot0 is read before the clone; boot1 by a clone child as it
+ * begins (the kernel has stamped it by then), else after fork returned:
+ * the narrower the window, the rarer a tick boundary inside it.  Else
+ * /proc is read, after the pipes' closes: at its descriptor limit, tickd
+ * needs one.
  */
 static int64_t
 runner_start_tick(pid_t pid, int64_t boot0, int64_t boot1)
@@ -612,7 +618,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	int			 st[2] = { -1, -1 }, saved, stage, use_clone;
 	char			*argv[4];
 	struct child_spec	 cs;
-	struct child_report	 report = { 0, 0 };
+	struct child_report	 report = { 0, 0, 0 };
 	sigset_t		 all, old;
 	pid_t			 pid;
 	size_t			 slot;
@@ -651,7 +657,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	boot0 = clock_boot_ns();
 	pid = runner_clone(&cs);
 	saved = errno;
-	boot1 = clock_boot_ns();
+	boot1 = use_clone && pid != -1 ? report.boot_ns : clock_boot_ns();
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1) {
 		/* EAGAIN: RLIMIT_NPROC, a pids cgroup, threads-max. */
