@@ -14,8 +14,9 @@
 # Usage: sh bench/scale.sh; env JOBS (100000), FILES (1000), REPEAT (3,
 # for the reloads and restarts: medians), B, TICKD, TIMEOUT (s per wait,
 # 900), ID_ORDER (file: ids sort in file order; random: they do not),
-# PERF=1 (one more full reload under perf record --call-graph dwarf; the
-# top of perf report, inclusive and self),
+# PERF=1 (one more reload under perf record --call-graph dwarf; the top
+# of perf report, inclusive and self; PERF_STEP=one: after one job's
+# schedule changed, else nothing changed),
 # KEEP=1 (keep the work dir).
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -298,13 +299,20 @@ if [ "$PERF" = 1 ]; then
 		timeout 30 head -n 1 <&9 >/dev/null ||
 		    die "perf did not acknowledge '$1': $(cat "$work/perf.err")"
 	}
+	# PERF_STEP=one: the reload after one job's schedule changed.
+	if [ "${PERF_STEP:-full}" = one ]; then
+		awk -v s="schedule = 9 4 1 $far_month *" '
+		    !done && /^schedule = / { print s; done = 1; next }
+		    { print }' "$jobs/$one" > "$work/one.tmp"
+		mv "$work/one.tmp" "$jobs/$one"
+	fi
 	pctl enable
 	reload; perf_ms=$last
 	pctl disable
 	kill -INT "$ppid_perf"
 	wait "$ppid_perf" || true
 	ppid_perf=
-	echo "--- perf: one full reload (${perf_ms} ms under perf, dwarf" \
+	echo "--- perf: one ${PERF_STEP:-full} reload (${perf_ms} ms under perf, dwarf" \
 	    "call graphs, 499 Hz); inclusive (perf report --children):"
 	perf report -i "$work/perf.data" --stdio --children --sort sym \
 	    -g none --percent-limit 2 2>/dev/null | grep -v '^#' |

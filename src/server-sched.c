@@ -86,7 +86,11 @@ server_plan(struct server *s, struct sjob *j, int64_t now)
 /*
  * Bring a job's stored state in line with its definition.  A job that is
  * new, or whose schedule, zone, DST policy or enabled flag changed, is
- * planned from now: it gets no retroactive instances.
+ * planned from now: it gets no retroactive instances.  The state of a job
+ * loaded before is the one in memory: it is the stored one or newer (a
+ * change is made in memory when its commit succeeded, or made there and
+ * queued for writing), and a reload of 100,000 jobs need not read them
+ * all again (a fifth of its time).
  */
 void
 server_job_sync(struct server *s, struct sjob *j, int64_t now)
@@ -96,8 +100,10 @@ server_job_sync(struct server *s, struct sjob *j, int64_t now)
 	int			found;
 	int64_t			end;
 
-	found = store_job_get(s->store, j->id, &st);
-	if (found == -1)
+	if (j->loaded) {
+		st = j->st;
+		found = 1;
+	} else if ((found = store_job_get(s->store, j->id, &st)) == -1)
 		fatalx("store: reading job %s: %s", j->id,
 		    store_error(s->store));
 	if (found && st.sched_hash == j->def->sched_hash) {

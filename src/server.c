@@ -698,6 +698,7 @@ server_jobs_sync(struct server *s)
 	struct log_job		  lj = LOG_JOB_INIT;
 	size_t			  i;
 	int64_t			  now = clock_wall_ms() / 1000;
+	int			  begun, wrote = 0;
 
 	jobs = xreallocarray(NULL, s->conf->njobs + 1, sizeof *jobs);
 	for (i = 0; i < s->conf->njobs; i++) {
@@ -714,7 +715,14 @@ server_jobs_sync(struct server *s)
 		jobs[i] = j;
 	}
 
-	if (store_begin(s->store) == -1)
+	/*
+	 * What waits in the write queue first, in the same transaction: a
+	 * job's state queued before the reload must not be written after
+	 * the state the reload gives it.
+	 */
+	if ((begun = store_begin(s->store) == 0))
+		wrote = server_wq_write(s);
+	else
 		log_warn("store: %s: job state is saved later",
 		    store_error(s->store));
 	/* Jobs that are gone: what waits is dropped, what runs finishes. */
@@ -763,6 +771,8 @@ server_jobs_sync(struct server *s)
 	server_meta_jobs(s);
 	if (store_commit(s->store) == -1)
 		log_warn("store: saving job state: %s", store_error(s->store));
+	else if (begun)
+		server_wq_committed(s, wrote);
 }
 
 /* Reload the configuration (SIGHUP). */
