@@ -151,6 +151,7 @@ struct server {
 	size_t			  nreported;
 	char			**forget;	/* jobs to forget */
 	size_t			  nforget;
+	size_t			  forget_at;	/* conf->jobs, walked along */
 	struct sjob		**gone;		/* removed, processes left */
 	size_t			  ngone;
 	struct run		 *hooks;	/* on_failure commands running */

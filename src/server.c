@@ -624,13 +624,24 @@ server_status(struct server *s)
 		    "scheduled", s->njobs, s->nrunning);
 }
 
-/* Collect the stored jobs that are no longer configured. */
+/*
+ * Collect the stored jobs that are no longer configured.  The store gives
+ * them in id order, as s->conf has its jobs: one walk along both (a
+ * search per id was a twentieth of a reload of 100,000 jobs).
+ */
 void
 server_forget_collect(const char *id, void *arg)
 {
 	struct server	*s = arg;
+	struct conf	*c = s->conf;
+	int		 cmp = 1;
 
-	if (conf_job(s->conf, id) == NULL) {
+	while (s->forget_at < c->njobs && (cmp = strcmp(
+	    c->jobs[s->forget_at]->id, id)) < 0)
+		s->forget_at++;
+	if (s->forget_at < c->njobs && cmp == 0)
+		s->forget_at++;
+	else if (conf_job(c, id) == NULL) {	/* out of order: searched */
 		s->forget = xreallocarray(s->forget, s->nforget + 1,
 		    sizeof *s->forget);
 		s->forget[s->nforget++] = xstrdup(id);
@@ -647,6 +658,7 @@ server_forget(struct server *s)
 	struct store_job	st;
 	size_t			i;
 
+	s->forget_at = 0;
 	if (store_job_ids(s->store, server_forget_collect, s) == -1)
 		log_warn("store: %s", store_error(s->store));
 	memset(&st, 0, sizeof st);
@@ -692,17 +704,28 @@ server_meta_jobs(struct server *s)
 void
 server_jobs_sync(struct server *s)
 {
-	struct sjob		**jobs, *j;
+	struct sjob		**jobs, **gone, *j;
 	struct pending		**pp;
 	struct wq_item		 *w;
 	struct log_job		  lj = LOG_JOB_INIT;
-	size_t			  i;
+	size_t			  i, k = 0, ngone = 0;
 	int64_t			  now = clock_wall_ms() / 1000;
-	int			  begun, wrote = 0;
+	int			  begun, wrote = 0, cmp = 1;
 
+	/*
+	 * The old and the new jobs are both in id order: one walk pairs
+	 * them, where a search per job made a reload of 100,000 jobs spend
+	 * a tenth of its time in strcmp.
+	 */
 	jobs = xreallocarray(NULL, s->conf->njobs + 1, sizeof *jobs);
+	gone = xreallocarray(NULL, s->njobs + 1, sizeof *gone);
 	for (i = 0; i < s->conf->njobs; i++) {
-		if ((j = server_job(s, s->conf->jobs[i]->id)) == NULL) {
+		while (k < s->njobs && (cmp = strcmp(s->jobs[k]->id,
+		    s->conf->jobs[i]->id)) < 0)
+			gone[ngone++] = s->jobs[k++];
+		if (k < s->njobs && cmp == 0)
+			j = s->jobs[k++];
+		else {
 			j = xcalloc(1, sizeof *j);
 			j->id = xstrdup(s->conf->jobs[i]->id);
 			j->hidx = SERVER_NONE;
@@ -726,10 +749,10 @@ server_jobs_sync(struct server *s)
 		log_warn("store: %s: job state is saved later",
 		    store_error(s->store));
 	/* Jobs that are gone: what waits is dropped, what runs finishes. */
-	for (i = 0; i < s->njobs; i++) {
-		j = s->jobs[i];
-		if (conf_job(s->conf, j->id) != NULL)
-			continue;
+	while (k < s->njobs)
+		gone[ngone++] = s->jobs[k++];
+	for (i = 0; i < ngone; i++) {
+		j = gone[i];
 		server_heap_remove(s, j);
 		ev_timer_stop(s->loop, &j->overdue_w);
 		j->def = NULL;
@@ -759,6 +782,7 @@ server_jobs_sync(struct server *s)
 		s->gone[s->ngone++] = j;
 		server_gone_check(s, j);
 	}
+	free(gone);
 	free(s->jobs);
 	s->jobs = jobs;
 	s->njobs = s->conf->njobs;

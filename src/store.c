@@ -163,7 +163,7 @@ static const char *const store_sql[ST_COUNT] = {
 	    "scheduled_at = ?3 AND status IN ('queued', 'retrying', "
 	    "'interrupted') RETURNING id",
 	[ST_JOB_IDS] = "SELECT job FROM jobs WHERE sched_hash != "
-	    "'0000000000000000'",
+	    "'0000000000000000' ORDER BY job",
 	[ST_JOB_LAST_END] = "SELECT max(finished_at) FROM runs WHERE job = ?1",
 	[ST_RUN_CLAIM_ID] = "UPDATE runs SET status = 'running', "
 	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
@@ -988,7 +988,7 @@ store_run_queue(struct store *s, const struct store_claim *c)
 	return sqlite3_changes(s->db) > 0;
 }
 
-/* Call fn for each job the store has planned; -1 on error. */
+/* Call fn for each job the store has planned, in id order; -1 on error. */
 int
 store_job_ids(struct store *s, void (*fn)(const char *, void *), void *arg)
 {
