@@ -4,12 +4,15 @@
 # floor: a loop that only fork+execs (and posix_spawns) the same program
 # N times, and against Debian's cron (bench/cron.sh N, the same stamp, due
 # in the same minute).  Lateness = start stamp - scheduled instant (tickd,
-# cron) or - loop start (floor).  Figures are medians over REPEAT runs;
-# compare ratios, the machine is shared.  Usage: sh bench/burst.sh [N...];
-# env B, REPEAT, TICKD (another tickd binary, to compare builds in one
-# run), ROWS (which of "tickd fork+exec posix_spawn cron" to run; cron by
-# default only as root with /usr/sbin/cron (make deps-bench): it takes a
-# minute or more per run), CRON (cron's binary, for cron.sh).
+# cron) or - loop start (floor).  Figures are medians over REPEAT runs,
+# the rows interleaved (one of each per repeat); the ratios are medians of
+# the per-repeat ratios: the machine is shared, and its speed drifts over
+# minutes.  Usage: sh bench/burst.sh [N...];
+# env B, REPEAT, TICKD (another tickd binary), TICKD2 (a second one, row
+# tickd2: two builds compared in one run), ROWS (which of "tickd tickd2
+# fork+exec posix_spawn cron" to run; cron by default only as root with
+# /usr/sbin/cron (make deps-bench): it takes a minute or more per run),
+# CRON (cron's binary, for cron.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
@@ -29,7 +32,7 @@ pid=
 trap 'kill_wait "$pid"; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-run_tickd() {	# n -> "p50 p99 max first last count cpu_ms spawn_ms"
+run_tickd() {	# n binary -> "p50 p99 max first last count cpu_ms spawn_ms"
 	n=$1 d=$work/t$n
 	rm -rf "$d"
 	write_conf "$d" 'max_running = 100000' 'log_level = warning'
@@ -39,7 +42,7 @@ run_tickd() {	# n -> "p50 p99 max first last count cpu_ms spawn_ms"
 		for (i = 0; i < n; i++)
 			printf "[j%05d]\nschedule = %s * * *\ncommand = %s\n", \
 			    i, spec, cmd }' > "$d/jobs.d/burst.job"
-	"$tickd" -c "$d/tickd.conf" --log-target=stderr 2>"$d/log" &
+	"$2" -c "$d/tickd.conf" --log-target=stderr 2>"$d/log" &
 	pid=$!
 	wait_lines "$d/stamps" "$n" 60 \
 	    "$pid" || { echo "timeout: $(tail -3 "$d/log")" >&2; exit 1; }
@@ -73,53 +76,48 @@ run_cron() {	# n -> "p50 p99 max first last count - -" (cron.sh N)
 	fi
 }
 
-# ratio A B: A/B to two places, "-" unless both are numbers and B > 0.
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "-"
-		else printf "%.2f\n", a / b }'
-}
-
 printf '%-6s %-14s %9s %9s %9s %9s %9s %9s\n' N what p50_ms p99_ms max_ms \
     first_ms spawn_ms cpu_ms
 : > "$work/ratios"
 for n in $sizes; do
-	p99_tickd=- p99_fork=- p99_cron=-
-	for what in $rows; do
-		: > "$work/res"
-		r=0
-		while [ $r -lt "$REPEAT" ]; do
+	# Interleaved: each repeat runs every row once, so that a machine
+	# getting slower or faster meanwhile moves all rows alike; the ratios
+	# are then the median of the per-repeat ratios.
+	for what in $rows; do : > "$work/res.$what"; done
+	r=0
+	while [ $r -lt "$REPEAT" ]; do
+		for what in $rows; do
 			case $what in
-			tickd)		run_tickd "$n" >> "$work/res" ;;
-			fork+exec)	run_floor "$n" fork >> "$work/res" ;;
-			posix_spawn)	run_floor "$n" spawn >> "$work/res" ;;
-			cron)		run_cron "$n" >> "$work/res" ;;
+			tickd)		run_tickd "$n" "$tickd" ;;
+			tickd2)		run_tickd "$n" "${TICKD2:?TICKD2 unset}" ;;
+			fork+exec)	run_floor "$n" fork ;;
+			posix_spawn)	run_floor "$n" spawn ;;
+			cron)		run_cron "$n" ;;
 			*)		echo "burst.sh: unknown row $what" >&2
 					exit 2 ;;
-			esac
-			r=$((r + 1))
+			esac >> "$work/res.$what"
 		done
-		p50=$(col_median "$work/res" 1)
-		p99=$(col_median "$work/res" 2)
-		max=$(col_median "$work/res" 3)
-		first=$(col_median "$work/res" 4)
-		cpu=$(col_median "$work/res" 7)
-		spawn=$(col_median "$work/res" 8)
-		printf '%-6s %-14s %9s %9s %9s %9s %9s %9s\n' "$n" "$what" "$p50" \
-		    "$p99" "$max" "$first" "$spawn" "$cpu"
-		case $what in
-		tickd)		p99_tickd=$p99 ;;
-		fork+exec)	p99_fork=$p99 ;;
-		cron)		p99_cron=$p99 ;;
-		esac
+		r=$((r + 1))
+	done
+	for what in $rows; do
+		f=$work/res.$what
+		printf '%-6s %-14s %9s %9s %9s %9s %9s %9s\n' "$n" "$what" \
+		    "$(col_median "$f" 1)" "$(col_median "$f" 2)" \
+		    "$(col_median "$f" 3)" "$(col_median "$f" 4)" \
+		    "$(col_median "$f" 8)" "$(col_median "$f" 7)"
 	done
 	line=
-	[ "$p99_fork" = - ] ||
-	    line="tickd/fork+exec $(ratio "$p99_tickd" "$p99_fork")"
-	[ "$p99_cron" = - ] ||
-	    line="${line:+$line, }tickd/cron $(ratio "$p99_tickd" "$p99_cron")"
-	[ -z "$line" ] || [ "$p99_tickd" = - ] ||
-	    echo "N=$n: p99 $line" >> "$work/ratios"
+	for other in tickd2 fork+exec cron; do
+		case " $rows " in *" tickd "*) ;; *) continue ;; esac
+		case " $rows " in *" $other "*) ;; *) continue ;; esac
+		# Fields 2 and 10: the p99 of tickd and of the other row.
+		q=$(paste -d' ' "$work/res.tickd" "$work/res.$other" | awk '
+		    $2 ~ /^[0-9.]+$/ && $10 ~ /^[0-9.]+$/ && $10 > 0 {
+			printf "%.2f\n", $2 / $10 }' | median)
+		[ -n "$q" ] && line="${line:+$line, }tickd/$other $q"
+	done
+	[ -z "$line" ] || echo "N=$n: p99 $line" >> "$work/ratios"
 done
 cat "$work/ratios"
-echo "(median of $REPEAT runs; each program run through /bin/sh -c as tickd does)"
+echo "(median of $REPEAT interleaved runs; ratios: median of the per-run ratios;" \
+    "each program run through /bin/sh -c as tickd does)"
