@@ -10,7 +10,9 @@
 # run, its RSS, and its context switches (all threads, /proc/PID/task/*).
 # Usage: sh bench/steady.sh; env B, TICKD, JOBS (10000), PERIOD_MIN (10, a
 # divisor of 60), PER_FILE (100), DURATION (180), WARMUP (20),
-# READY_TIMEOUT (300), FLOOR_REPEAT (20).
+# READY_TIMEOUT (300), FLOOR_REPEAT (DURATION: as many samples in the
+# floors as in the window, or their p99 is the max of a few dozen, blind
+# to the host's stalls that tickd's p99 of hundreds sees).
 set -eu
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
@@ -21,7 +23,7 @@ DURATION=${DURATION:-180}
 WARMUP=${WARMUP:-20}
 READY_TIMEOUT=${READY_TIMEOUT:-300}
 TICKD=${TICKD:-$PWD/$B/tickd}
-FLOOR_REPEAT=${FLOOR_REPEAT:-20}
+FLOOR_REPEAT=${FLOOR_REPEAT:-$DURATION}
 stamp=$PWD/$B/bench/stamp
 forkloop=$PWD/$B/bench/forkloop
 case $PERIOD_MIN in
