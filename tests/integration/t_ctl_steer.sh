@@ -242,11 +242,15 @@ EOF
 expect_eq "status: a new job file, not reloaded" "$(status_jobs)" "6 0 daemon "
 expect_match "status: a new job file, not reloaded (text)" "$(ctl status | grep '^jobs ')" \
     "jobs *6 loaded, 0 in error (the files now say 7 and 0)"
+ctl pause zero >/dev/null || check_fail "pause zero before the reload"
 run_cmd ctl reload
 expect_eq "reload (good): exit" "$rc" 0
 expect_eq "reload (good): output" "$out" "reloaded: 7 jobs"
 expect_eq "reload (good): stderr" "$err" ""
 expect_eq "status: reloaded" "$(status_jobs)" "7 0 daemon "
+# A paused job stays paused through a reload (its state is kept in memory).
+expect_match "reload: zero still paused" "$(ctl list | grep '^zero ')" "zero *paused *- *- *"
+ctl resume zero >/dev/null || check_fail "resume zero after the reload"
 expect_match "status: reloaded (text)" "$(ctl status | grep '^jobs ')" \
     "jobs *7 loaded, 0 in error"
 run_cmd ctl --json reload
