@@ -901,6 +901,14 @@ server_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
+	/*
+	 * This timer is the back-off: it was armed from the loop's cached
+	 * time, flush_after from the clock a little later, and a flush that
+	 * still saw itself too early re-armed nothing: after a lock on an
+	 * idle daemon, queued records (ends of runs) waited for the next
+	 * event, a job's instant hours away.
+	 */
+	s->flush_after = 0;
 	server_flush(s);
 	server_pump(s);
 	server_dispatch(s);
