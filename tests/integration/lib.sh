@@ -139,6 +139,23 @@ sql() {
 	sqlite3 -batch -cmd '.timeout 5000' "$db" "$1"
 }
 
+# hold_lock SECONDS: another process holds the store's write lock for
+# SECONDS (as an administrator's sqlite3 would); prints "locked MS" and
+# "unlocked MS" (Unix ms) as it takes and releases it.  Run it in the
+# background with its output to a file, and wait for the lines.
+hold_lock() {
+	"$python" - "$db" "$1" <<'EOF_HOLD_LOCK'
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+c.execute("BEGIN IMMEDIATE")
+print("locked", int(time.time() * 1000), flush=True)
+time.sleep(float(sys.argv[2]))
+t = int(time.time() * 1000)
+c.execute("COMMIT")
+print("unlocked", t, flush=True)
+EOF_HOLD_LOCK
+}
+
 # log_has TEXT: whether the log holds a line containing TEXT (fixed string).
 log_has() {
 	grep -qF -- "$1" "$log" 2>/dev/null

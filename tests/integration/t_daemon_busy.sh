@@ -13,19 +13,6 @@
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
 
-# lock.py DB SECONDS: hold the write lock; print "locked MS" and
-# "unlocked MS" (Unix ms) as it takes and releases it.
-cat >"$dir/lock.py" <<'EOF2'
-import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
-c.execute("BEGIN IMMEDIATE")
-print("locked", int(time.time() * 1000), flush=True)
-time.sleep(float(sys.argv[2]))
-t = int(time.time() * 1000)
-c.execute("COMMIT")
-print("unlocked", t, flush=True)
-EOF2
-
 write_job tick.job <<'EOF2'
 [tick]
 schedule = every 1s
@@ -42,7 +29,7 @@ wait_for "2 runs of tick" 10 eval '[ "$(lines "$dir/tick.out")" -ge 2 ]'
 touch "$dir/slow.go"
 wait_for "slow to start" 10 test -s "$dir/slow.id"
 sid=$(cat "$dir/slow.id")
-"$python" "$dir/lock.py" "$db" 2 >"$dir/lock.state" &
+hold_lock 2 >"$dir/lock.state" &
 wait_for "the lock" 10 grep -q '^locked' "$dir/lock.state"
 touch "$dir/slow.end"
 wait_for "the unlock" 15 grep -q '^unlocked' "$dir/lock.state"
@@ -67,7 +54,7 @@ wait_for "flaky to be loaded" 10 log_has "reload done: 3 jobs"
 "$TICKCTL" -c "$dir/tickd.conf" run flaky >/dev/null || fail "tickctl run flaky: exit $?"
 wait_for "flaky to start" 10 test -s "$dir/flaky.id"
 fid=$(cat "$dir/flaky.id")
-"$python" "$dir/lock.py" "$db" 3 >"$dir/lock2.state" &
+hold_lock 3 >"$dir/lock2.state" &
 wait_for "the second lock" 10 grep -q '^locked' "$dir/lock2.state"
 touch "$dir/flaky.end"
 wait_for "flaky's failure" 10 log_has "job flaky: run $fid attempt 1 retrying"

@@ -10,19 +10,6 @@
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
 
-# lock.py DB SECONDS: hold the write lock; print "locked MS" and
-# "unlocked MS" (Unix ms) as it takes and releases it.
-cat >"$dir/lock.py" <<'EOF2'
-import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
-c.execute("BEGIN IMMEDIATE")
-print("locked", int(time.time() * 1000), flush=True)
-time.sleep(float(sys.argv[2]))
-t = int(time.time() * 1000)
-c.execute("COMMIT")
-print("unlocked", t, flush=True)
-EOF2
-
 # Never due; overdue 2 s after the load, as nothing succeeds.
 write_job od.job <<'EOF2'
 [od]
@@ -31,7 +18,7 @@ expect_success_within = 2s
 command = true
 EOF2
 daemon_start
-"$python" "$dir/lock.py" "$db" 6 >"$dir/lock.state" &
+hold_lock 6 >"$dir/lock.state" &
 wait_for "the lock" 10 grep -q '^locked' "$dir/lock.state"
 alert="job od: no run has succeeded for 2s"
 wait_for "the overdue alert" 10 log_has "$alert"

@@ -41,19 +41,6 @@ setup
 L=${FAULT_LOCK_SECONDS:-6}
 RECOVER='move it aside to recover it or start afresh (see "If the database is corrupt" in tickd(8))'
 
-# lock.py DB SECONDS: hold the write lock; print "locked MS" and
-# "unlocked MS" (Unix ms) as it takes and releases it.
-cat >"$dir/lock.py" <<'EOF2'
-import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
-c.execute("BEGIN IMMEDIATE")
-print("locked", int(time.time() * 1000), flush=True)
-time.sleep(float(sys.argv[2]))
-t = int(time.time() * 1000)
-c.execute("COMMIT")
-print("unlocked", t, flush=True)
-EOF2
-
 # mark NAME: a job command that appends "RUN_ID START_MS" to NAME.out.
 mark() {
 	echo "echo \"\$TICKD_RUN_ID \$(date +%s%3N)\" >> @DIR@/$1.out"
@@ -128,7 +115,7 @@ daemon_start
 for j in once catch skip; do
 	wait_for "2 runs of $j" 10 eval "[ \$(lines \"\$dir/$j.out\") -ge 2 ]"
 done
-"$python" "$dir/lock.py" "$db" "$L" >"$dir/lock.state" &
+hold_lock "$L" >"$dir/lock.state" &
 wait_for "the lock" 10 grep -q '^locked' "$dir/lock.state"
 wait_for "the unlock" $((L + 15)) grep -q '^unlocked' "$dir/lock.state"
 t_lock=$(sed -n 's/^locked //p' "$dir/lock.state")
