@@ -187,7 +187,7 @@ deps-long:
 # start it as a service: a policy-rc.d that answers 101 (forbidden) is
 # required, and put in place for the install if there is none.  A cron
 # process that appears during the install is reported, not killed.
-BENCH_PKGS	= cron python3
+BENCH_PKGS	= cron python3 valgrind
 
 .PHONY: deps-bench
 deps-bench:
@@ -377,7 +377,7 @@ $(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 # Each prints its own table; the scripts take their sizes from the
 # environment (see each one's header and bench/README.md), e.g.
 # make bench REPEAT=1 JOBS=1000.  store.sh runs bench_store itself.
-BENCH_SCRIPTS	= burst steady idle scale store
+BENCH_SCRIPTS	= burst instructions steady idle scale store
 
 bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop
 	@echo "=== bench_next"; $(B)/bench/bench_next
