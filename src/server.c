@@ -1458,6 +1458,12 @@ server_main(const char *path, int verbose)
 	s->starting = 0;
 	server_check_clock(s, clock_wall_ms());
 	server_meta(s);
+	/*
+	 * Armed before READY=1: libev makes its timerfd at the first
+	 * periodic, and a daemon that says it is ready has all of its
+	 * descriptors (t_soak counts them from READY on).
+	 */
+	server_rearm(s);
 
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STARTED, &lj, "ready: %zu jobs "
 	    "(%zu in error), state %s, pid %ld", s->njobs, s->conf->nbad_ids +
