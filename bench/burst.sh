@@ -35,13 +35,8 @@ trap 'exit 130' INT TERM
 run_tickd() {	# n binary -> "p50 p99 max first last count cpu_ms spawn_ms"
 	n=$1 d=$work/t$n
 	rm -rf "$d"
-	write_conf "$d" 'max_running = 100000' 'log_level = warning'
 	at=$(( $(date +%s) + 3 ))
-	spec=$(date -u -d "@$at" '+%-S %-M %-H')
-	awk -v n="$n" -v spec="$spec" -v cmd="$stamp $d/stamps" 'BEGIN {
-		for (i = 0; i < n; i++)
-			printf "[j%05d]\nschedule = %s * * *\ncommand = %s\n", \
-			    i, spec, cmd }' > "$d/jobs.d/burst.job"
+	burst_dir "$d" "$n" "$at" "$stamp $d/stamps"
 	"$2" -c "$d/tickd.conf" --log-target=stderr 2>"$d/log" &
 	pid=$!
 	wait_lines "$d/stamps" "$n" 60 \

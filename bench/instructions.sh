@@ -23,14 +23,8 @@ pid=
 trap 'kill_wait "$pid"; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-write_conf "$work" 'max_running = 100000' 'log_level = warning'
 # Valgrind starts slowly: the instant is 8 s away.
-at=$(( $(date +%s) + 8 ))
-spec=$(date -u -d "@$at" '+%-S %-M %-H')
-awk -v n="$n" -v spec="$spec" -v cmd="$stamp $work/stamps" 'BEGIN {
-	for (i = 0; i < n; i++)
-		printf "[j%05d]\nschedule = %s * * *\ncommand = %s\n", \
-		    i, spec, cmd }' > "$work/jobs.d/burst.job"
+burst_dir "$work" "$n" $(( $(date +%s) + 8 )) "$stamp $work/stamps"
 valgrind -q --tool=callgrind --callgrind-out-file="$work/cg.out" \
     "$tickd" -c "$work/tickd.conf" --log-target=stderr 2>"$work/log" &
 pid=$!

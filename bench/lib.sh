@@ -17,6 +17,11 @@
 #                           (CLOCK_REALTIME ns, one line per message line)
 #                           to OUT; returns once SOCK exists; its pid in
 #                           $notify_pid
+#   burst_dir DIR N AT CMD  a configuration in DIR (write_conf, no limit
+#                           on running jobs, log_level warning) and N jobs
+#                           in DIR/jobs.d/burst.job, all due once at the
+#                           epoch second AT (one 6-field schedule), each
+#                           running CMD
 #   poll SECS STEP COND [PID]  eval COND every STEP s until it succeeds:
 #                           0; 1 after SECS s; 2 once PID has exited
 #   kill_wait PID...        TERM each (empty ones skipped), then reap each
@@ -33,6 +38,15 @@
 #                           took 7% of the CPU during a 1000-job burst)
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+burst_dir() {
+	write_conf "$1" 'max_running = 100000' 'log_level = warning'
+	awk -v n="$2" -v spec="$(date -u -d "@$3" '+%-S %-M %-H')" \
+	    -v cmd="$4" 'BEGIN {
+		for (i = 0; i < n; i++)
+			printf "[j%05d]\nschedule = %s * * *\ncommand = %s\n", \
+			    i, spec, cmd }' > "$1/jobs.d/burst.job"
+}
 col_median() { cut -d' ' -f"$2" "$1" | median; }
 
 # The python side of the helpers below: _blpy SUBCOMMAND ARGS...
