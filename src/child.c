@@ -7,8 +7,9 @@
  * only, and no write to anything but local variables and the report
  * (errno aside: the daemon reads it only when no child was made).  No
  * malloc, no stdio, no logging, no name service (credentials were
- * resolved in the parent by priv.c).  The signal handlers are the child's own copy (no
- * CLONE_SIGHAND), so resetting them leaves the daemon's alone.
+ * resolved in the parent by priv.c).  The signal handlers are the child's
+ * own copy (no CLONE_SIGHAND), so resetting them leaves the daemon's
+ * alone.
  * The parent blocked every signal around fork; here each disposition is
  * reset to its default while still blocked, and only then is the mask
  * cleared, so no signal can run a daemon handler inside the child.
@@ -51,9 +52,11 @@ child_fail(const struct child_spec *cs, int status_fd,
 
 	r.stage = stage;
 	r.error = errno;
-	if (cs->report != NULL)
-		*cs->report = r;
-	else
+	r.boot_ns = 0;
+	if (cs->report != NULL) {	/* boot_ns is runner_child's */
+		cs->report->stage = r.stage;
+		cs->report->error = r.error;
+	} else
 		(void)write(status_fd, &r, sizeof r);
 	_exit(127);
 }

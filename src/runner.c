@@ -378,30 +378,42 @@ runner_out_cb(struct ev_loop *loop, ev_io *w, int revents)
 }
 
 /*
- * Read the status pipe: EOF means exec succeeded (the started callback
- * runs), a report means the child failed before exec (kept for the
- * reap).  Either way the pipe is then closed.  Returns 0 if nothing was
- * there yet.
+ * What became of the child before its program, from its report (clone)
+ * or its status pipe (fork): failed, the report is kept for the reap;
+ * else it exec'd, and the started callback runs.
+ */
+static void
+runner_exec_known(struct run *r, const struct child_report *failed)
+{
+	if (failed != NULL) {
+		r->spawn_failed = 1;
+		r->report = *failed;
+	} else {
+		r->execd = 1;
+		runner_started(r, runner_arg);
+	}
+}
+
+/*
+ * Read the status pipe: EOF means exec succeeded, a report that the child
+ * failed before exec.  Either way the pipe is then closed.  Returns 0 if
+ * nothing was there yet.
  */
 static int
 runner_status_read(struct run *r)
 {
-	ssize_t n;
+	struct child_report	rep;
+	ssize_t			n;
 
 	do {
-		n = read(r->status_fd, &r->report, sizeof r->report);
+		n = read(r->status_fd, &rep, sizeof rep);
 	} while (n == -1 && errno == EINTR);
 	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
 	ev_io_stop(runner_loop, &r->status_w);
 	(void)close(r->status_fd);
 	r->status_fd = -1;
-	if (n == (ssize_t)sizeof r->report)
-		r->spawn_failed = 1;
-	else {
-		r->execd = 1;
-		runner_started(r, runner_arg);
-	}
+	runner_exec_known(r, n == (ssize_t)sizeof rep ? &rep : NULL);
 	return 1;
 }
 
@@ -694,13 +706,8 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	runner_hash[slot] = r;
 	runner_n++;
 	/* A clone child has exec'd, or failed, by the time clone returns. */
-	if (use_clone && report.stage != 0) {
-		r->spawn_failed = 1;
-		r->report = report;
-	} else if (use_clone) {
-		r->execd = 1;
-		runner_started(r, runner_arg);
-	}
+	if (use_clone)
+		runner_exec_known(r, report.stage != 0 ? &report : NULL);
 	return 0;
 
 fail:

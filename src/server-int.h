@@ -149,9 +149,6 @@ struct server {
 	size_t			  nrunning;	/* job processes (not hooks) */
 	char			**reported;	/* ignored names logged */
 	size_t			  nreported;
-	char			**forget;	/* jobs to forget */
-	size_t			  nforget;
-	size_t			  forget_at;	/* conf->jobs, walked along */
 	struct sjob		**gone;		/* removed, processes left */
 	size_t			  ngone;
 	struct run		 *hooks;	/* on_failure commands running */
@@ -248,7 +245,6 @@ int	server_wq_write(struct server *);
 void	server_wq_committed(struct server *, int);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
 void	server_forget(struct server *);
-void	server_forget_collect(const char *, void *);
 void	server_gone_check(struct server *, struct sjob *);
 void	server_heap_fix(struct server *, size_t);
 int	server_heap_less(const struct sjob *, const struct sjob *);

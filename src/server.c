@@ -624,27 +624,34 @@ server_status(struct server *s)
 		    "scheduled", s->njobs, s->nrunning);
 }
 
+/* The walk of server_forget: the configuration, where it is, what to forget. */
+struct server_forget_walk {
+	const struct conf	 *c;
+	size_t			  at;
+	char			**ids;
+	size_t			  nids;
+};
+
 /*
  * Collect the stored jobs that are no longer configured.  The store gives
- * them in id order, as s->conf has its jobs: one walk along both (a
- * search per id was a twentieth of a reload of 100,000 jobs).
+ * them in id order, as the configuration has its jobs: one walk along
+ * both (a search per id was a twentieth of a reload of 100,000 jobs).
  */
-void
+static void
 server_forget_collect(const char *id, void *arg)
 {
-	struct server	*s = arg;
-	struct conf	*c = s->conf;
-	int		 cmp = 1;
+	struct server_forget_walk	*fw = arg;
+	int				 cmp = 1;
 
-	while (s->forget_at < c->njobs && (cmp = strcmp(
-	    c->jobs[s->forget_at]->id, id)) < 0)
-		s->forget_at++;
-	if (s->forget_at < c->njobs && cmp == 0)
-		s->forget_at++;
-	else if (conf_job(c, id) == NULL) {	/* out of order: searched */
-		s->forget = xreallocarray(s->forget, s->nforget + 1,
-		    sizeof *s->forget);
-		s->forget[s->nforget++] = xstrdup(id);
+	while (fw->at < fw->c->njobs && (cmp = strcmp(fw->c->jobs[fw->at]->id,
+	    id)) < 0)
+		fw->at++;
+	if (fw->at < fw->c->njobs && cmp == 0)
+		fw->at++;
+	else if (conf_job(fw->c, id) == NULL) {	/* out of order: searched */
+		fw->ids = xreallocarray(fw->ids, fw->nids + 1,
+		    sizeof *fw->ids);
+		fw->ids[fw->nids++] = xstrdup(id);
 	}
 }
 
@@ -655,23 +662,21 @@ server_forget_collect(const char *id, void *arg)
 void
 server_forget(struct server *s)
 {
-	struct store_job	st;
-	size_t			i;
+	struct server_forget_walk	 fw = { s->conf, 0, NULL, 0 };
+	struct store_job		 st;
+	size_t				 i;
 
-	s->forget_at = 0;
-	if (store_job_ids(s->store, server_forget_collect, s) == -1)
+	if (store_job_ids(s->store, server_forget_collect, &fw) == -1)
 		log_warn("store: %s", store_error(s->store));
 	memset(&st, 0, sizeof st);
 	st.planned = -1;
-	for (i = 0; i < s->nforget; i++) {
-		if (store_job_put(s->store, s->forget[i], &st,
+	for (i = 0; i < fw.nids; i++) {
+		if (store_job_put(s->store, fw.ids[i], &st,
 		    clock_wall_ms()) == -1)
 			log_warn("store: %s", store_error(s->store));
-		free(s->forget[i]);
+		free(fw.ids[i]);
 	}
-	free(s->forget);
-	s->forget = NULL;
-	s->nforget = 0;
+	free(fw.ids);
 }
 
 /*
