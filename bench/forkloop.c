@@ -11,7 +11,12 @@
  * what is left after it is the exec and the program's own start, N at
  * once on the machine's cores.
  *
- *	forkloop [-s | -p] N PROGRAM [ARG...]
+ * With -t NS (ns since the epoch), that is the instant: the loop sleeps
+ * until it and then starts (with -p: the processes exec at it), and it is
+ * printed.  steady.sh runs the floors this way between tickd's instants,
+ * measured from the instant as tickd's lateness is, wake-up included.
+ *
+ *	forkloop [-s | -p] [-t NS] N PROGRAM [ARG...]
  */
 #include <sys/wait.h>
 
@@ -31,6 +36,7 @@ main(int argc, char **argv)
 	struct timespec	ts;
 	pid_t		pid;
 	long		n, i;
+	long long	at = -1;
 	int		spawn = 0, pre = 0, status;
 
 	if (argc > 1 && strcmp(argv[1], "-s") == 0) {
@@ -42,15 +48,30 @@ main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && strcmp(argv[1], "-t") == 0) {
+		if ((at = strtoll(argv[2], NULL, 10)) <= 0)
+			argc = 0;		/* usage */
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3 || (n = strtol(argv[1], NULL, 10)) < 1) {
 		(void)fprintf(stderr,
-		    "usage: forkloop [-s | -p] N PROGRAM [ARG...]\n");
+		    "usage: forkloop [-s | -p] [-t NS] N PROGRAM [ARG...]\n");
 		return 2;
 	}
 	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	if (pre) {
+	if (at > 0) {
+		ts.tv_sec = at / 1000000000LL;
+		ts.tv_nsec = at % 1000000000LL;
+		if (!pre)
+			while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME,
+			    &ts, NULL) != 0)
+				;
+	} else if (pre) {
 		ts.tv_sec++;
 		ts.tv_nsec = 0;
+	}
+	if (pre) {
 		for (i = 0; i < n; i++) {
 			if ((pid = fork()) == -1)
 				return 1;

@@ -4,26 +4,31 @@
 # some are due every second (about 17 a second at 10,000 jobs and 10 min).
 # Each runs /bin/sh -c 'stamp FILE $TICKD_RUN_ID': stamp appends the run
 # id (job@instant) and its own start (CLOCK_REALTIME, ns).  After a
-# warm-up of WARMUP seconds from READY=1, for DURATION seconds: lateness
-# (start - scheduled instant) p50/p99/max of the instances due in the
-# window, the daemon's CPU (utime+stime of /proc/PID/stat) and CPU per
-# run, its RSS, and its context switches (all threads, /proc/PID/task/*).
+# warm-up of WARMUP seconds from READY=1, REPEAT windows of DURATION
+# seconds back to back: lateness (start - scheduled instant) of the
+# instances due in each, p50/p99/max pooled and each window's p99 with
+# their median; the daemon's CPU (utime+stime of /proc/PID/stat) and CPU
+# per run, its RSS, and its context switches (all threads).
+# The floors run in the same windows, half a second after each of tickd's
+# instants, so that both see the same host (its stalls come and go over
+# minutes): every other second the same number of `sh -c stamp`
+# posix_spawned at once at the half second (forkloop -s -t), or forked
+# before it and each exec'd at it (forkloop -p -t), measured from that
+# instant as tickd's lateness is.
 # Usage: sh bench/steady.sh; env B, TICKD, JOBS (10000), PERIOD_MIN (10, a
-# divisor of 60), PER_FILE (100), DURATION (180), WARMUP (20),
-# READY_TIMEOUT (300), FLOOR_REPEAT (DURATION: as many samples in the
-# floors as in the window, or their p99 is the max of a few dozen, blind
-# to the host's stalls that tickd's p99 of hundreds sees).
+# divisor of 60), PER_FILE (100), DURATION (60), REPEAT (3), WARMUP (20),
+# READY_TIMEOUT (300).
 set -eu
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 JOBS=${JOBS:-10000}
 PERIOD_MIN=${PERIOD_MIN:-10}
 PER_FILE=${PER_FILE:-100}
-DURATION=${DURATION:-180}
+DURATION=${DURATION:-60}
+REPEAT=${REPEAT:-3}
 WARMUP=${WARMUP:-20}
 READY_TIMEOUT=${READY_TIMEOUT:-300}
 TICKD=${TICKD:-$PWD/$B/tickd}
-FLOOR_REPEAT=${FLOOR_REPEAT:-$DURATION}
 stamp=$PWD/$B/bench/stamp
 forkloop=$PWD/$B/bench/forkloop
 case $PERIOD_MIN in
@@ -34,9 +39,9 @@ esac
 	echo "build first: make all $B/bench/stamp $B/bench/forkloop" >&2; exit 2; }
 
 work=$(mktemp -d)
-pid='' listener=''
+pid='' listener='' floors=''
 cleanup() {
-	kill_wait "$pid" "$listener"
+	kill_wait "$pid" "$listener" "$floors"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -45,7 +50,7 @@ trap 'exit 130' INT TERM
 # The helpers: the expected runs, the stamps, the statistics (the
 # sd_notify listener and the /proc samples are lib.sh's).
 cat > "$work/h.py" <<'PY'
-import sys
+import statistics, sys
 from datetime import datetime, timezone
 
 def expected(jobs, period, t0, t1):
@@ -56,6 +61,11 @@ def expected(jobs, period, t0, t1):
 		o = i * period // jobs
 		offs[o] = offs.get(o, 0) + 1
 	print(sum(offs.get(t % period, 0) for t in range(t0, t1)))
+
+def instant(run_id):
+	# The scheduled instant (s) of a run id, JOB@RFC3339.
+	return int(datetime.strptime(run_id.split("@")[1], "%Y-%m-%dT%H:%M:%SZ")
+	    .replace(tzinfo=timezone.utc).timestamp())
 
 def stamps(path, t0, t1):
 	# {run_id: lateness_ms} for the stamps of instants in [t0, t1); each
@@ -70,8 +80,7 @@ def stamps(path, t0, t1):
 		p = l.split()
 		if len(p) != 2 or "@" not in p[0]:
 			continue
-		at = int(datetime.strptime(p[0].split("@")[1], "%Y-%m-%dT%H:%M:%SZ")
-		    .replace(tzinfo=timezone.utc).timestamp())
+		at = instant(p[0])
 		if t0 <= at < t1:
 			r[p[0]] = (int(p[1]), (int(p[1]) - at * 10**9) / 1e6)
 	return r
@@ -91,50 +100,90 @@ def forks(db, t0, t1):
 	c.close()
 	return r
 
-def floor_lat(path):
-	fl = []
-	for l in open(path):
-		z, t = l.split()
-		fl.append((int(t) - int(z)) / 1e6)
-	return sorted(fl)
+def floors(forkloop, stamp, out, per, t0, t1):
+	# The floors, between tickd's instants: at s + 0.5 for each second s
+	# of [t0, t1), alternately spawned at once and forked before.
+	import subprocess, time
+	for t in range(int(t0), int(t1)):
+		d = t + 0.25 - time.time()
+		if d > 0:
+			time.sleep(d)
+		m = "-s" if (t - int(t0)) % 2 == 0 else "-p"
+		at = t * 10**9 + 5 * 10**8
+		subprocess.run([forkloop, m, "-t", str(at), per, "/bin/sh", "-c",
+		    "%s %s%s %d" % (stamp, out, m, at)], stdout=subprocess.DEVNULL)
 
-def report(path, db, t0, t1, want, a, b, hz, ready, jobs, nfiles, floor,
-    prefork, per):
-	t0, t1, want, hz = int(t0), int(t1), int(want), int(hz)
+def floor_lat(path, t0, t1):
+	# {instant_ns: [lateness_ms]} of the floor's stamps "AT_NS NOW_NS".
+	r = {}
+	try:
+		lines = open(path).read().split("\n")
+	except OSError:
+		return r
+	for l in lines:
+		p = l.split()
+		if len(p) == 2 and t0 <= int(p[0]) // 10**9 < t1:
+			r.setdefault(int(p[0]), []).append((int(p[1]) - int(p[0])) / 1e6)
+	return r
+
+def q(v, p):
+	v = sorted(v)
+	return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
+
+def report(path, db, t0, t1, repeat, want, a, b, hz, ready, jobs, nfiles,
+    floor, prefork, per):
+	t0, t1, repeat, want, hz = int(t0), int(t1), int(repeat), int(want), int(hz)
 	a = [float(x) for x in a.split()]
 	b = [float(x) for x in b.split()]
 	ready = [float(x) for x in ready.split()]
 	st = stamps(path, t0, t1)
 	fk = forks(db, t0, t1)
-	v = sorted(x[1] for x in st.values())
-	n = len(v)
-	# Per run: tickd's lateness at fork, and from fork to the stamp
-	# (clone, /bin/sh, exec of stamp).
-	f = sorted(float(x[1]) for x in fk.values() if x[1] is not None)
-	e = sorted((st[k][0] - fk[k][0] * 10**6) / 1e6 for k in st
-	    if k in fk and fk[k][0] is not None)
-	fl = floor_lat(floor)
-	pf = floor_lat(prefork)
-	def q(v, p):
-		return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
+	n = len(st)
+	fl = floor_lat(floor, t0, t1)
+	pf = floor_lat(prefork, t0, t1)
+	# Per window [w0, w1): each measure's values.
+	def measures(w0, w1):
+		ks = [k for k in st if w0 <= instant(k) < w1]
+		return [
+		    [st[k][1] for k in ks],
+		    [float(fk[k][1]) for k in fk if w0 <= instant(k) < w1 and
+			fk[k][1] is not None],
+		    [(st[k][0] - fk[k][0] * 10**6) / 1e6 for k in ks
+			if k in fk and fk[k][0] is not None],
+		    [x for i, v in fl.items() if w0 <= i // 10**9 < w1 for x in v],
+		    [x for i, v in pf.items() if w0 <= i // 10**9 < w1 for x in v]]
+	names = ["  instant to stamp", "  instant to fork (tickd)",
+	    "  fork to stamp", "  floor: %s spawned at once" % per,
+	    "  floor: %s forked before, exec at" % per]
+	d = (t1 - t0) // repeat
+	win = [measures(t0 + i * d, t0 + (i + 1) * d) for i in range(repeat)]
+	pool = measures(t0, t1)
 	def pct(v):
+		v = sorted(v)
 		return "%8.2f %8.2f %8.2f" % (q(v, 0.5), q(v, 0.99),
 		    v[-1] if v else float("nan"))
+	p99 = [[q(w[m], 0.99) for w in win] for m in range(5)]
+	med = [statistics.median(x) for x in p99]
+	ratio = [p99[0][i] / p99[3][i] for i in range(repeat)]
 	el = b[0] - a[0]
 	cpu = (b[1] - a[1]) / hz
 	cpu_ns = (b[2] - a[2]) / 1e9
 	rows = [
 	    ("jobs", "%d in %d files" % (int(jobs), int(nfiles))),
 	    ("startup to READY=1", "%.2f s" % ready[0]),
-	    ("window", "%d s (%.1f s measured)" % (t1 - t0, el)),
-	    ("runs in window", "%d stamped, %d forked, of %d due (%.1f/s)"
+	    ("windows", "%d x %d s, back to back (%.1f s measured)" %
+		(repeat, d, el)),
+	    ("runs in windows", "%d stamped, %d forked, of %d due (%.1f/s)"
 		% (n, len(fk), want, n / (t1 - t0))),
-	    ("lateness, ms", "%8s %8s %8s" % ("p50", "p99", "max")),
-	    ("  instant to stamp", pct(v)),
-	    ("  instant to fork (tickd)", pct(f)),
-	    ("  fork to stamp", pct(e)),
-	    ("  floor: %s spawned at once" % per, pct(fl)),
-	    ("  floor: %s forked before, exec at" % per, pct(pf)),
+	    ("lateness, ms, pooled", "%8s %8s %8s" % ("p50", "p99", "max"))]
+	rows += [(names[m], pct(pool[m])) for m in range(5)]
+	rows += [("lateness p99, ms, by window", " ".join("%8s" % ("w%d" % (i + 1))
+	    for i in range(repeat)) + "   median")]
+	rows += [(names[m], " ".join("%8.2f" % x for x in p99[m]) +
+	    " %8.2f" % med[m]) for m in range(5)]
+	rows += [
+	    ("  to stamp / spawn floor", " ".join("%8.2f" % x for x in ratio) +
+		" %8.2f" % statistics.median(ratio)),
 	    ("daemon CPU (utime+stime)", "%.2f s (%.1f%% of one core)"
 		% (cpu, 100 * cpu / el)),
 	    ("daemon CPU (schedstat)", "%.3f s" % cpu_ns),
@@ -149,10 +198,11 @@ def report(path, db, t0, t1, want, a, b, hz, ready, jobs, nfiles, floor,
 	w = max(len(k) for k, _ in rows)
 	for k, x in rows:
 		print("%-*s  %s" % (w, k, x))
-	ok = n == want and n > 0 and q(v, 0.99) < 10
-	print("target: lateness p99 under 10 ms: %s (the floors' p99 here: %.1f "
-	    "and %.1f ms)" % ("met" if ok else "not met" if n == want else
-	    "not met (runs missing)", q(fl, 0.99), q(pf, 0.99)))
+	ok = n == want and n > 0 and med[0] < 10
+	print("target: lateness p99 under 10 ms (median of the windows): %s "
+	    "(the floors' here: %.1f and %.1f ms)" % ("met" if ok else
+	    "not met" if n == want else "not met (runs missing)", med[3],
+	    med[4]))
 
 getattr(sys.modules[__name__], sys.argv[1])(*sys.argv[2:])
 PY
@@ -192,43 +242,31 @@ t_ready=$(grep ' READY=1$' "$work/notify.out" | head -n 1 | cut -d' ' -f1)
 rss_ready=$(proc_sample 0 "$pid" | cut -d' ' -f6)
 ready="$(python3 -c "print(($t_ready - $t_start) / 1e9)") $rss_ready"
 
-# The window: whole seconds, from WARMUP s after READY=1.
+# The windows: whole seconds, from WARMUP s after READY=1; the floors run
+# in them (h floors), between tickd's instants.
+per=$(( (JOBS + PERIOD_MIN * 60 - 1) / (PERIOD_MIN * 60) ))
 t0=$(python3 -c "import math; print(math.ceil($t_ready / 1e9 + $WARMUP))")
-t1=$((t0 + DURATION))
+t1=$((t0 + DURATION * REPEAT))
+h floors "$forkloop" "$stamp" "$work/floor" "$per" "$t0" "$t1" &
+floors=$!
 a=$(proc_sample "$t0" "$pid")
 b=$(proc_sample "$t1" "$pid")
 
-# Wait for the stamps of every instance due in the window (the last ones
+# Wait for the stamps of every instance due in the windows (the last ones
 # may still be starting), at most 30 s.
 want=$(h expected "$JOBS" $((PERIOD_MIN * 60)) "$t0" "$t1")
 poll 30 0.2 '[ "$(h count "$work/stamps" "$t0" "$t1")" -ge "$want" ]' || true
-
+wait "$floors"; floors=
 kill "$pid"; wait "$pid" || true; pid=
 
-# The floor: the same programs due at one instant, started by posix_spawn
-# (tickd uses clone(CLONE_VM|CLONE_VFORK)) with no scheduler, once a second
-# (as in the window) FLOOR_REPEAT times; each from the start of its loop.
-# Then the floor of any scheduler that starts nothing early: forked in
-# advance, each sleeping until the instant, then exec (forkloop -p).
-per=$(( (JOBS + PERIOD_MIN * 60 - 1) / (PERIOD_MIN * 60) ))
-for mode in -s -p; do
-	r=0
-	while [ "$r" -lt "$FLOOR_REPEAT" ]; do
-		sleep_until "$(( $(date +%s) + 1 ))"
-		t=$("$forkloop" "$mode" "$per" /bin/sh -c "$stamp $work/f$mode$r")
-		sed "s/^/$t /" "$work/f$mode$r" >> "$work/floor$mode"
-		r=$((r + 1))
-	done
-done
-
-h report "$work/stamps" "$work/state/tickd.db" "$t0" "$t1" "$want" "$a" \
-    "$b" "$(getconf CLK_TCK)" "$ready" "$JOBS" "$nfiles" "$work/floor-s" \
-    "$work/floor-p" "$per"
+h report "$work/stamps" "$work/state/tickd.db" "$t0" "$t1" "$REPEAT" \
+    "$want" "$a" "$b" "$(getconf CLK_TCK)" "$ready" "$JOBS" "$nfiles" \
+    "$work/floor-s" "$work/floor-p" "$per"
 echo "(steady state: $JOBS jobs, each every $PERIOD_MIN min, spread evenly," \
     "up to $per due at each second; lateness = the job's own start -" \
-    "its instant; floors: $FLOOR_REPEAT x $per posix_spawns at once, and" \
-    "$FLOOR_REPEAT x $per forked early, exec at the instant;" \
-    "CPU and switches: the daemon alone, not its jobs)"
+    "its instant; floors, in the same windows at each half second," \
+    "alternately: $per posix_spawned at once, $per forked early and" \
+    "exec'd at it; CPU and switches: the daemon alone, not its jobs)"
 if [ -s "$work/log" ]; then
 	echo "daemon log: $(wc -l < "$work/log") lines at warning or above;" \
 	    "the first:" >&2
