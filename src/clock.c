@@ -1,7 +1,8 @@
 /*
  * clock.c -- read the wall, monotonic and boot clocks in milliseconds
  * (wall and boot also in nanoseconds: to wait for an instant precisely,
- * and to know a new process's start time without asking /proc).
+ * and to know a new process's start time without asking /proc), and
+ * sleep until the wall clock reads an instant.
  *
  * Wall-clock time decides when an instance is due; the monotonic clock
  * measures durations (timeouts, grace periods, run times), so a clock step
@@ -13,6 +14,7 @@
  *
  * DIAGNOSTICS: none; clock_gettime on these clocks cannot fail on Linux.
  */
+#include <errno.h>
 #include <time.h>
 
 #include "clock.h"
@@ -65,4 +67,26 @@ int64_t
 clock_boot_ms(void)
 {
 	return clock_ms(CLOCK_BOOTTIME);
+}
+
+/*
+ * Sleep until the wall clock reads wall_ms, timed on the monotonic clock:
+ * a step while asleep neither stretches nor shortens the wait.  Signals
+ * do not cut it short.
+ */
+void
+clock_wait_wall_ms(int64_t wall_ms)
+{
+	struct timespec	ts;
+	int64_t		left = wall_ms * 1000000 - clock_wall_ns(), at;
+
+	if (left <= 0)
+		return;
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	at = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
+	ts.tv_sec = at / 1000000000;
+	ts.tv_nsec = at % 1000000000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	    EINTR)
+		;
 }

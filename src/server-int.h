@@ -38,6 +38,7 @@ struct envp;
 #define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
 #define SERVER_DISPATCH_FIRST	4	/* due jobs in a burst's first claim */
 #define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
+#define SERVER_AHEAD_MS		50	/* claims committed before the instant */
 #define SERVER_CKPT_PAGES	1000	/* WAL pages checkpointed when idle */
 #define SERVER_CKPT_IDLE_MS	250	/* idle: nothing due for this long */
 #define SERVER_NONE		SIZE_MAX
@@ -133,6 +134,8 @@ struct server {
 	int64_t			  trouble_wall;	/* Unix ms, the same moment */
 	int64_t			  flush_after;	/* mono ms */
 	int64_t			  armed_ms;	/* wake-ups armed for, -1 none */
+	int64_t			  ahead_ms;	/* SERVER_AHEAD_MS, or a test's */
+	int64_t			  no_ahead;	/* an instant not claimed ahead */
 	size_t			  fd_budget;	/* runs the descriptors hold */
 	int64_t			  clock_off;	/* wall - boot */
 	int64_t			  susp_off;	/* wall - mono */
@@ -303,7 +306,7 @@ void	server_stop(struct server *, int);
 void	server_stop_runs(struct sjob **, size_t);
 void	server_store_ok(struct server *);
 void	server_store_trouble(struct server *, const char *);
-void	server_test_init(void);
+void	server_test_init(struct server *);
 void	server_test_stop(int);
 void	server_throttle_check(struct server *, struct sjob *, int, int64_t);
 void	server_timeout_arm(struct server *, struct run *, double, double);

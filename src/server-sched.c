@@ -766,6 +766,58 @@ server_dispatch_now(struct dispatch *dp)
 }
 
 /*
+ * Whether the earliest instant is claimed now, ahead of it: its due_ms,
+ * or -1.  Its claims are committed up to ahead_ms before it, so that the
+ * commit (its fsync has a tail of 10 ms and more on some disks) is not
+ * between the instant and the forks; the loop then waits for the instant
+ * and forks (server_dispatch).  Only when the decision made now is the
+ * one the instant would make: every job due then has nothing running or
+ * waiting (a run's end meanwhile could change an overlap decision), is
+ * not throttled, has a slot free, and all fit one claim transaction.
+ * Otherwise that instant is dispatched when it comes (no_ahead).  The
+ * loop waits at most ahead_ms: what arrives meanwhile (a signal, a
+ * command, a run's end) is handled after those forks, as if it had come
+ * just after the instant.
+ */
+static int64_t
+server_ahead(struct server *s, int64_t now_ms)
+{
+	struct sjob	*j;
+	size_t		 stack[64], top = 0, i, n = 0;
+	int64_t		 at, now_mono = clock_mono_ms();
+
+	if (s->nheap == 0 || (at = s->heap[0]->due_ms) <= now_ms ||
+	    at - now_ms > s->ahead_ms || at == s->no_ahead)
+		return -1;
+	stack[top++] = 0;
+	while (top > 0) {
+		j = s->heap[i = stack[--top]];
+		if (j->due_ms > at)
+			continue;
+		if (j->def == NULL || ++n > SERVER_DISPATCH_BATCH ||
+		    j->nruns > 0 || j->npending > 0 ||
+		    j->throttle_until > now_mono || top + 2 > 64)
+			goto no;
+		switch (schedule_kind(j->def->schedule)) {
+		case SCHEDULE_CRON:
+		case SCHEDULE_EVERY:
+			break;
+		default:		/* dispatched with its own rules */
+			goto no;
+		}
+		if (2 * i + 1 < s->nheap)
+			stack[top++] = 2 * i + 1;
+		if (2 * i + 2 < s->nheap)
+			stack[top++] = 2 * i + 2;
+	}
+	if (server_room(s, s->nrunning + server_pend_startable(s)) >= n)
+		return at;
+no:
+	s->no_ahead = at;
+	return -1;
+}
+
+/*
  * Handle every job that is due: decide, write every decision and claim in
  * one transaction, then fork.  If the store refuses, nothing changes and
  * dispatch is retried after SERVER_RETRY.
@@ -776,8 +828,7 @@ server_dispatch(struct server *s)
 	struct dispatch	 dp;
 	struct sjob	**due = NULL;
 	struct pending	 *p, *next;
-	int64_t		 *planned = NULL;
-
+	int64_t		 *planned = NULL, at;
 	size_t		  ndue = 0, i, batch;
 	int		  wrote;
 
@@ -790,6 +841,12 @@ server_dispatch(struct server *s)
 	dp.now = dp.now_ms / 1000;
 	dp.now_mono = clock_mono_ms();
 	server_check_clock(s, dp.now_ms);
+	/* Woken ahead of an instant to claim it: decide as at the instant. */
+	if ((at = server_ahead(s, dp.now_ms)) != -1) {
+		dp.now_mono += at - dp.now_ms;
+		dp.now_ms = at;
+		dp.now = at / 1000;
+	}
 	/*
 	 * Up to SERVER_DISPATCH_BATCH due jobs are claimed in one
 	 * transaction, one fsync.  A larger burst is claimed in small
@@ -847,13 +904,15 @@ server_dispatch(struct server *s)
 		goto busy;
 	server_wq_committed(s, wrote);
 
-	/* Committed: apply, then fork. */
+	/* Committed: apply, then fork (claimed ahead: at the instant). */
 	for (i = 0; i < ndue; i++) {
 		due[i]->st.planned = planned[i];
 		if (schedule_kind(due[i]->def->schedule) == SCHEDULE_REBOOT)
 			(void)snprintf(due[i]->st.boot_id,
 			    sizeof due[i]->st.boot_id, "%s", s->boot_id);
 	}
+	if (at != -1)
+		clock_wait_wall_ms(at);
 	server_dispatch_apply(s, &dp);
 	for (i = 0; i < ndue; i++) {
 		if (due[i]->def == NULL)

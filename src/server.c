@@ -159,7 +159,9 @@ server_heap_update(struct server *s, struct sjob *j)
 }
 
 /*
- * Arm the wake-up at the earliest due time, or stop it.  Beside the
+ * Arm the wake-up at the earliest due time, ahead_ms before it (its
+ * claims are committed ahead: server_ahead) unless that instant is known
+ * not to be claimed ahead, or stop it.  Beside the
  * absolute periodic, a monotonic timerfd for the same moment: for 0.5 s
  * after reading the real-time clock libev interpolates it from the
  * monotonic one, so right after a step forward it can place the periodic
@@ -178,19 +180,21 @@ server_rearm(struct server *s)
 	 * Armed already for that moment (every run's end asks): nothing to
 	 * do.  server_dispatch, where every wake-up lands, forgets it.
 	 */
-	if (s->nheap > 0 && !s->stopping && !ev_is_active(&s->retry_w))
+	if (s->nheap > 0 && !s->stopping && !ev_is_active(&s->retry_w)) {
 		want = s->heap[0]->due_ms;
+		if (want != s->no_ahead)
+			want -= s->ahead_ms;
+	}
 	if (want == s->armed_ms)
 		return;
 	s->armed_ms = want;
 	ev_periodic_stop(s->loop, &s->wake_w);
 	memset(&its, 0, sizeof its);		/* disarmed */
 	if (want != -1) {
-		ev_periodic_set(&s->wake_w,
-		    (double)s->heap[0]->due_ms / 1000.0, 0, NULL);
+		ev_periodic_set(&s->wake_w, (double)want / 1000.0, 0, NULL);
 		ev_periodic_start(s->loop, &s->wake_w);
 		/* Not from a millisecond clock: that wakes up to 1 ms late. */
-		after = s->heap[0]->due_ms * 1000000 - clock_wall_ns();
+		after = want * 1000000 - clock_wall_ns();
 		if (after > 0) {
 			its.it_value.tv_sec = after / 1000000000;
 			its.it_value.tv_nsec = after % 1000000000;
@@ -1080,16 +1084,33 @@ server_child_cb(struct ev_loop *loop, ev_child *w, int revents)
  * TICKD_TEST_STOP=claim stops the daemon (SIGSTOP) after a claim was
  * committed, before its process is forked; =reap after a child was
  * reaped, before its end is queued.  Once, at the first such point; the
- * test then kills it (tests/integration/t_crash_windows.sh).  Read once
- * at startup.
+ * test then kills it (tests/integration/t_crash_windows.sh).  And
+ * TICKD_TEST_AHEAD_MS=N claims instants N ms ahead instead of
+ * SERVER_AHEAD_MS, a window wide enough for a test to act in
+ * (t_daemon_ahead.sh).  Read once at startup.
  */
 static int	server_test_at;
 
 void
-server_test_init(void)
+server_test_init(struct server *s)
 {
-	const char	*v = getenv("TICKD_TEST_STOP");
+	const char	*v = getenv("TICKD_TEST_AHEAD_MS");
+	char		*end;
+	long		 n;
 
+	s->ahead_ms = SERVER_AHEAD_MS;
+	if (v != NULL && *v != '\0') {
+		n = strtol(v, &end, 10);
+		if (*end != '\0' || n < 0 || n > 60000)
+			log_warn("TICKD_TEST_AHEAD_MS=%s: not 0 to 60000, "
+			    "ignored", v);
+		else {
+			s->ahead_ms = n;
+			log_warn("TICKD_TEST_AHEAD_MS=%s: a test hook, instants "
+			    "are claimed %ld ms ahead", v, n);
+		}
+	}
+	v = getenv("TICKD_TEST_STOP");
 	if (v == NULL || *v == '\0')
 		return;
 	if (strcmp(v, "claim") == 0)
@@ -1390,6 +1411,7 @@ server_main(const char *path, int verbose)
 	s->lock_fd = s->clock_fd = s->wake_fd = -1;
 	s->wq_tail = &s->wq;
 	s->armed_ms = SERVER_UNARMED;
+	s->no_ahead = -1;
 	s->pend_tail = &s->pend;
 	s->starting = 1;
 
@@ -1404,7 +1426,7 @@ server_main(const char *path, int verbose)
 	s->verbose = verbose;
 	log_level = s->conf->log_level > verbose ? s->conf->log_level :
 	    verbose;
-	server_test_init();
+	server_test_init(s);
 	server_identity(s);
 	server_state_dir(s->conf->state);
 	if (server_state_safe(s->conf->state) == -1) {
