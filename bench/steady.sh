@@ -67,18 +67,21 @@ def instant(run_id):
 	return int(datetime.strptime(run_id.split("@")[1], "%Y-%m-%dT%H:%M:%SZ")
 	    .replace(tzinfo=timezone.utc).timestamp())
 
+def pairs(path):
+	# The lines "TAG NS" of a stamp file (none if it is missing).
+	try:
+		lines = open(path).read().split("\n")
+	except OSError:
+		return []
+	return [p for p in (l.split() for l in lines) if len(p) == 2]
+
 def stamps(path, t0, t1):
 	# {run_id: lateness_ms} for the stamps of instants in [t0, t1); each
 	# line is "JOB@INSTANT START_NS" (the tag is $TICKD_RUN_ID).
 	t0, t1 = int(t0), int(t1)
 	r = {}
-	try:
-		lines = open(path).read().split("\n")
-	except OSError:
-		return r
-	for l in lines:
-		p = l.split()
-		if len(p) != 2 or "@" not in p[0]:
+	for p in pairs(path):
+		if "@" not in p[0]:
 			continue
 		at = instant(p[0])
 		if t0 <= at < t1:
@@ -116,13 +119,8 @@ def floors(forkloop, stamp, out, per, t0, t1):
 def floor_lat(path, t0, t1):
 	# {instant_ns: [lateness_ms]} of the floor's stamps "AT_NS NOW_NS".
 	r = {}
-	try:
-		lines = open(path).read().split("\n")
-	except OSError:
-		return r
-	for l in lines:
-		p = l.split()
-		if len(p) == 2 and t0 <= int(p[0]) // 10**9 < t1:
+	for p in pairs(path):
+		if t0 <= int(p[0]) // 10**9 < t1:
 			r.setdefault(int(p[0]), []).append((int(p[1]) - int(p[0])) / 1e6)
 	return r
 
