@@ -160,6 +160,11 @@ $(B)/bench/%: $(B)/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) -lm
 
+# slowsync.so: fsync made slow, for the daemon (bench/slowsync.c).
+$(B)/bench/slowsync.so: bench/slowsync.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
 # bench_store drives the store module as the daemon does: the daemon
 # library and SQLite (without -DBENCH_STORE_FULL it is a stub).  Its
 # object depends on this file: the flag is not in the .d files.
@@ -379,7 +384,8 @@ $(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 # make bench REPEAT=1 JOBS=1000.  store.sh runs bench_store itself.
 BENCH_SCRIPTS	= burst instructions steady idle scale store
 
-bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop
+bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop \
+    $(B)/bench/slowsync.so
 	@echo "=== bench_next"; $(B)/bench/bench_next
 	@for s in $(BENCH_SCRIPTS); do \
 	    echo; echo "=== bench/$$s.sh"; \

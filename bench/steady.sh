@@ -17,7 +17,8 @@
 # instant as tickd's lateness is.
 # Usage: sh bench/steady.sh; env B, TICKD, JOBS (10000), PERIOD_MIN (10, a
 # divisor of 60), PER_FILE (100), DURATION (60), REPEAT (3), WARMUP (20),
-# READY_TIMEOUT (300).
+# READY_TIMEOUT (300), TICKD_ENV (NAME=VALUE ... for the daemon alone,
+# e.g. a slow disk: "LD_PRELOAD=$PWD/build/bench/slowsync.so").
 set -eu
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
@@ -225,7 +226,8 @@ notify_start "$work/notify.sock" "$work/notify.out"
 listener=$notify_pid
 
 t_start=$(date +%s%N)
-NOTIFY_SOCKET=$work/notify.sock "$TICKD" -c "$work/tickd.conf" \
+# shellcheck disable=SC2086
+env NOTIFY_SOCKET="$work/notify.sock" ${TICKD_ENV:-} "$TICKD" -c "$work/tickd.conf" \
     --log-target=stderr 2>"$work/log" &
 pid=$!
 rc=0
