@@ -64,8 +64,8 @@ for j in a b; do
 	    a.lateness_ms >= 0 FROM attempts a JOIN runs r ON a.run = r.id
 	    WHERE r.run_id = '$j@$(rfc3339 "$t0")'")" 1
 done
-expect_before "b started, then the reload" "run b@$(rfc3339 "$t0") attempt 1 started" 1 \
-    "reload done" 1
+expect_before "b started, then the reload" \
+    "run b@$(rfc3339 "$t0") attempt 1 started" 1 "reload done" 1
 expect_eq "b is gone after the reload" "$(ctl list 2>/dev/null | grep -c '^b ')" 0
 
 # --- 3: not ahead while the job runs -------------------------------------------------
