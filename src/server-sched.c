@@ -766,8 +766,8 @@ server_dispatch_now(struct dispatch *dp)
 }
 
 /*
- * Whether the earliest instant is claimed now, ahead of it: its due_ms,
- * or -1.  Its claims are committed up to ahead_ms before it, so that the
+ * Whether the earliest instant is claimed now, ahead of it: its due_ms
+ * (and *room, the slots free for it), or -1.  Its claims are committed up to ahead_ms before it, so that the
  * commit (its fsync has a tail of 10 ms and more on some disks) is not
  * between the instant and the forks; the loop then waits for the instant
  * and forks (server_dispatch).  Only when the decision made now is the
@@ -780,7 +780,7 @@ server_dispatch_now(struct dispatch *dp)
  * just after the instant.
  */
 static int64_t
-server_ahead(struct server *s, int64_t now_ms)
+server_ahead(struct server *s, int64_t now_ms, size_t *room)
 {
 	struct sjob	*j;
 	size_t		 stack[64], top = 0, i, n = 0;
@@ -810,7 +810,8 @@ server_ahead(struct server *s, int64_t now_ms)
 		if (2 * i + 2 < s->nheap)
 			stack[top++] = 2 * i + 2;
 	}
-	if (server_room(s, s->nrunning + server_pend_startable(s)) >= n)
+	*room = server_room(s, s->nrunning + server_pend_startable(s));
+	if (*room >= n)
 		return at;
 no:
 	s->no_ahead = at;
@@ -842,7 +843,7 @@ server_dispatch(struct server *s)
 	dp.now_mono = clock_mono_ms();
 	server_check_clock(s, dp.now_ms);
 	/* Woken ahead of an instant to claim it: decide as at the instant. */
-	if ((at = server_ahead(s, dp.now_ms)) != -1) {
+	if ((at = server_ahead(s, dp.now_ms, &dp.room)) != -1) {
 		dp.now_mono += at - dp.now_ms;
 		dp.now_ms = at;
 		dp.now = at / 1000;
@@ -876,7 +877,9 @@ server_dispatch(struct server *s)
 	if (ndue == 0)
 		goto out;
 	planned = xreallocarray(NULL, ndue, sizeof *planned);
-	dp.room = server_room(s, s->nrunning + server_pend_startable(s));
+	if (at == -1)		/* else server_ahead counted it */
+		dp.room = server_room(s, s->nrunning +
+		    server_pend_startable(s));
 
 	if (store_begin(s->store) == -1)
 		goto busy;
