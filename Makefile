@@ -58,11 +58,12 @@ LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
 		  src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
-DAEMON_SRCS	= src/child.c src/clock.c src/conf.c src/conf_table.c \
-		  src/control.c src/jobenv.c src/log.c src/priv.c \
-		  src/runner.c src/server.c src/server-ctl.c src/server-run.c \
-		  src/server-sched.c src/store.c src/store_query.c \
-		  src/store_schema.c
+DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c \
+		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
+		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
+		  src/server-run.c src/server-sched.c src/store.c \
+		  src/store_query.c src/store_schema.c src/track.c \
+		  src/track-cgroup.c src/track-pgrp.c
 # tickctl's commands (one file each) and their helpers.
 CTL_SRCS	= src/ctl-check.c src/ctl-ctx.c src/ctl-env.c src/ctl-fmt.c \
 		  src/ctl-import.c \
@@ -222,7 +223,7 @@ deps-bench:
 # --- tests ------------------------------------------------------------------
 
 check: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
-    check-headers check-purity lint-man
+    $(B)/tools/nopidfd check-headers check-purity lint-man
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    CONFORMANCE=$(CONFORMANCE) \
 	    bash tests/run.sh tests/conformance.sh $(UNIT_BINS) \
@@ -239,7 +240,7 @@ check-long: all
 check-unit: $(UNIT_BINS) fuzz-replay-bins
 	@B=$(B) bash tests/run.sh $(UNIT_BINS) $(FUZZ_REPLAY_TESTS)
 
-check-integration: all
+check-integration: all $(B)/tools/nopidfd
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    bash tests/run.sh $(INTEG_TESTS)
 

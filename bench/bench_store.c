@@ -234,7 +234,7 @@ main(int argc, char **argv)
 			if (jobs[k].ok == 1 && store_attempt_started(s,
 			    jobs[k].claimed.rowid, jobs[k].claimed.attempt,
 			    (pid_t)(10000 + k), 123456789 + t, now_ms + 2,
-			    5) == -1)
+			    5, NULL) == -1)
 				die("attempt_started", s);
 		}
 		if (store_commit(s) == -1)

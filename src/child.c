@@ -14,7 +14,9 @@
  * reset to its default while still blocked, and only then is the mask
  * cleared, so no signal can run a daemon handler inside the child.
  *
- * Order: own session (setsid, so timeouts can kill the whole group),
+ * Order: into its cgroup (writing itself to the cgroup.procs the parent
+ * opened: first, so that everything it will ever start is born there),
+ * own session (setsid, so timeouts can kill the whole group),
  * signals, stdout and stderr to the output pipes, close every other
  * descriptor but the status pipe, stdin from /dev/null (after the close:
  * the daemon may be at its descriptor limit), the descriptor limit tickd
@@ -119,6 +121,8 @@ child_exec(const struct child_spec *cs)
 	sigset_t	none;
 	int		sig, fd, status_fd = cs->status_fd;
 
+	if (cs->join_fd != -1 && write(cs->join_fd, "0", 1) != 1)
+		child_fail(cs, status_fd, CHILD_CGROUP);
 	if (setsid() == -1)
 		child_fail(cs, status_fd, CHILD_SETSID);
 
@@ -188,6 +192,10 @@ child_stage_name(int stage)
 		return "creating the process";
 	case CHILD_PIPE:
 		return "creating the output pipes";
+	case CHILD_CGROUP:
+		return "entering its cgroup";
+	case CHILD_TRACK:
+		return "making its cgroup";
 	default:
 		return "starting";
 	}

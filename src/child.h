@@ -19,7 +19,9 @@ enum child_stage {
 	CHILD_WORKDIR,
 	CHILD_EXEC,
 	CHILD_FORK,		/* in the parent: no child at all */
-	CHILD_PIPE		/* in the parent: no pipes, no child */
+	CHILD_PIPE,		/* in the parent: no pipes, no child */
+	CHILD_CGROUP,		/* entering its cgroup */
+	CHILD_TRACK		/* in the parent: no cgroup for it */
 };
 
 /* What the child needs; prepared by the parent before fork. */
@@ -35,6 +37,7 @@ struct child_spec {
 	struct child_report	*report;	/* or, sharing the daemon's */
 						/* memory, where to write it */
 	const struct rlimit	*nofile;	/* RLIMIT_NOFILE to restore */
+	int			 join_fd;	/* its cgroup.procs, or -1 */
 };
 
 /*

@@ -40,6 +40,7 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -809,6 +810,167 @@ conf_path(const char *dir, const char *v)
 }
 
 /*
+ * A size with an optional binary unit: k or K, M, G, T, optionally
+ * followed by B or iB ("64k", "1GiB", "512").  0, or -1 if it is not one;
+ * too large saturates at INT64_MAX (the caller's bounds say so).
+ */
+static int
+conf_size(const char *v, int64_t *n)
+{
+	long long	 ll, mult = 1;
+	char		*end;
+
+	errno = 0;
+	ll = strtoll(v, &end, 10);
+	if (end == v || errno != 0 || ll < 0 || !isdigit((unsigned char)*v))
+		return -1;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = 1024;
+		break;
+	case 'M':
+		mult = 1024 * 1024;
+		break;
+	case 'G':
+		mult = 1024 * 1024 * 1024;
+		break;
+	case 'T':
+		mult = 1024LL * 1024 * 1024 * 1024;
+		break;
+	default:
+		return -1;
+	}
+	if (*end != '\0') {
+		end++;
+		if (strcmp(end, "B") == 0 || strcmp(end, "iB") == 0)
+			end += strlen(end);
+	}
+	if (*end != '\0')
+		return -1;
+	*n = ll > LLONG_MAX / mult ? INT64_MAX : ll * mult;
+	return 0;
+}
+
+/*
+ * A percentage "N%", "N.N%" or "N.NN%" as per myriad (50% is 5000); 0,
+ * or -1 if v is not one.
+ */
+static int
+conf_permyriad(const char *v, int64_t *pm)
+{
+	const char	*p = v;
+	int64_t		 n = 0;
+	int		 dec = -1;
+
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (; *p != '%'; p++) {
+		if (*p == '.' && dec == -1) {
+			dec = 0;
+			continue;
+		}
+		if (!isdigit((unsigned char)*p) || dec == 2 ||
+		    n > INT64_MAX / 100)
+			return -1;
+		n = n * 10 + (*p - '0');
+		if (dec != -1)
+			dec++;
+	}
+	if (p[1] != '\0' || dec == 0)
+		return -1;
+	for (dec = dec == -1 ? 0 : dec; dec < 2; dec++)
+		n *= 10;
+	*pm = n;
+	return 0;
+}
+
+/* The system's physical memory in bytes, or -1. */
+static int64_t
+conf_phys_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return -1;
+	return (int64_t)pages * size;
+}
+
+/* The most tasks the system allows (pid_max, threads-max), or -1. */
+static int64_t
+conf_sys_tasks(void)
+{
+	static const char *const files[] = { "/proc/sys/kernel/pid_max",
+	    "/proc/sys/kernel/threads-max" };
+	char		 buf[32];
+	int64_t		 best = -1, v;
+	ssize_t		 n;
+	size_t		 i;
+	int		 fd;
+
+	for (i = 0; i < 2; i++) {
+		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		(void)close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		v = strtoll(buf, NULL, 10);
+		if (v > 0 && (best == -1 || v < best))
+			best = v;
+	}
+	return best;
+}
+
+/*
+ * A resource limit of type CONF_T_MEMORY or CONF_T_TASKS: "infinity", a
+ * percentage of the system's memory or task limit (as systemd computes
+ * them), or a size or count.  0, or -1 with *cause.
+ */
+static int
+conf_limit(const struct conf_key *k, const char *v, int64_t *out,
+    char **cause)
+{
+	int64_t	pm, sys, n;
+
+	if (strcmp(v, "infinity") == 0) {
+		*out = CGROUP_INFINITY;
+		return 0;
+	}
+	if (conf_permyriad(v, &pm) == 0) {
+		sys = k->type == CONF_T_MEMORY ? conf_phys_memory() :
+		    conf_sys_tasks();
+		if (pm == 0 || pm > 10000 || sys <= 0) {
+			*cause = xasprintf(pm == 0 || pm > 10000 ? "\"%s\": a "
+			    "percentage must be above 0%% and at most 100%%" :
+			    "\"%s\": the system's total is unknown", v);
+			return -1;
+		}
+		n = sys / 10000 * pm + sys % 10000 * pm / 10000;
+		*out = n > 0 ? n : 1;
+		return 0;
+	}
+	if (conf_size(v, &n) == -1 || (k->type == CONF_T_TASKS &&
+	    strspn(v, "0123456789") != strlen(v))) {
+		*cause = xasprintf(k->type == CONF_T_MEMORY ? "\"%s\" is not "
+		    "a size (512M, 2G), a percentage of the memory (50%%) or "
+		    "infinity" : "\"%s\" is not a number, a percentage of "
+		    "the system's limit (10%%) or infinity", v);
+		return -1;
+	}
+	if (n < 1 || (k->type == CONF_T_TASKS && n > k->max)) {
+		*cause = xasprintf("\"%s\" is out of range (1 to %s)", v,
+		    k->type == CONF_T_TASKS ? "4194304" : "infinity");
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+/*
  * Set key k in the object at base from text v.  Returns 0, or -1 with
  * *cause set to a message (without file, line or key).
  */
@@ -819,7 +981,7 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 	char		*p = (char *)base + k->offset;
 	char		*why = NULL, *end;
 	int64_t		 n;
-	long long	 ll, mult;
+	long long	 ll;
 	int		 b;
 	struct schedule	*s;
 
@@ -867,30 +1029,18 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		goto bounds;
 	case CONF_T_COUNT:
 	case CONF_T_SIZE:
+		if (k->type == CONF_T_SIZE) {
+			if (conf_size(v, &n) == -1) {
+				*cause = xasprintf("\"%s\" is not a size "
+				    "(examples: 512, 64k, 1M)", v);
+				return -1;
+			}
+			goto bounds;
+		}
 		errno = 0;
 		ll = strtoll(v, &end, 10);
-		if (k->type == CONF_T_SIZE && end != v && ll >= 0 &&
-		    *end != '\0') {
-			/* A unit: k, M or G (binary), with an optional B/iB. */
-			if (*end == 'k' || *end == 'K')
-				mult = 1024;
-			else if (*end == 'M')
-				mult = 1024 * 1024;
-			else if (*end == 'G')
-				mult = 1024 * 1024 * 1024;
-			else
-				goto size_bad;
-			/* Too large saturates: the range check says so. */
-			ll = ll > LLONG_MAX / mult ? LLONG_MAX : ll * mult;
-			end++;
-			if (strcmp(end, "B") == 0 || strcmp(end, "iB") == 0)
-				end += strlen(end);
-		}
-	size_bad:
 		if (errno != 0 || end == v || *end != '\0') {
-			*cause = xasprintf(k->type == CONF_T_SIZE ? "\"%s\" is "
-			    "not a size (examples: 512, 64k, 1M)" : "\"%s\" is "
-			    "not a whole number", v);
+			*cause = xasprintf("\"%s\" is not a whole number", v);
 			return -1;
 		}
 		n = (int64_t)ll;
@@ -983,6 +1133,31 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		*(char **)p = xstrdup(v);
 		return 0;
 	}
+	case CONF_T_CGROUP:
+		if (strcmp(v, "none") != 0 && (v[0] != '/' ||
+		    strchr(v, '\n') != NULL || strstr(v, "/..") != NULL)) {
+			*cause = xasprintf("\"%s\" is not none or an absolute "
+			    "path", v);
+			return -1;
+		}
+		free(*(char **)p);
+		*(char **)p = xstrdup(v);
+		/* "/sys/fs/cgroup/x/" names "/sys/fs/cgroup/x". */
+		for (end = *(char **)p + strlen(v); end > *(char **)p + 1 &&
+		    end[-1] == '/'; end--)
+			end[-1] = '\0';
+		return 0;
+	case CONF_T_MEMORY:
+	case CONF_T_TASKS:
+		return conf_limit(k, v, (int64_t *)p, cause);
+	case CONF_T_QUOTA:
+		if (conf_permyriad(v, &n) == -1 || n == 0) {
+			*cause = xasprintf("\"%s\" is not a percentage of one "
+			    "CPU above 0%% (50%%, 150%%, 12.5%%)", v);
+			return -1;
+		}
+		*(int64_t *)p = n;
+		return 0;
 	case CONF_T_ENV:
 	default:
 		*cause = xstrdup("internal error: unhandled key type");
@@ -1293,6 +1468,59 @@ conf_cred_get(struct conf_loading *L, const struct job_def *d)
 	return cc;
 }
 
+/* The limit keys, the controller each needs, and where it goes. */
+static const struct {
+	const char	*key;
+	unsigned	 controller;
+	size_t		 offset;
+} conf_limit_keys[] = {
+	{ "memory_max", CGROUP_MEMORY, offsetof(struct cgroup_limits,
+	    memory_max) },
+	{ "memory_high", CGROUP_MEMORY, offsetof(struct cgroup_limits,
+	    memory_high) },
+	{ "cpu_weight", CGROUP_CPU, offsetof(struct cgroup_limits,
+	    cpu_weight) },
+	{ "cpu_max", CGROUP_CPU, offsetof(struct cgroup_limits, cpu_quota) },
+	{ "tasks_max", CGROUP_PIDS, offsetof(struct cgroup_limits,
+	    tasks_max) },
+	{ "io_weight", CGROUP_IO, offsetof(struct cgroup_limits, io_weight) },
+};
+
+/*
+ * A limit the host cannot enforce makes the job invalid (a limit dropped
+ * in silence is worse than none): each such key gets a cause.  Only when
+ * the loader was told what tickd can enforce (conf_load_with).  How many
+ * causes.
+ */
+static int
+conf_limits_check(const struct conf *c, const struct job_def *d,
+    const struct conf_sec *s, const char *file, struct conf_causes *causes)
+{
+	size_t	i;
+	int64_t	v;
+	int	bad = 0;
+
+	if (!c->controllers_known)
+		return 0;
+	for (i = 0; i < sizeof conf_limit_keys / sizeof conf_limit_keys[0];
+	    i++) {
+		v = *(const int64_t *)(const void *)((const char *)&d->limits +
+		    conf_limit_keys[i].offset);
+		if (v == CGROUP_UNSET || v == CGROUP_INFINITY ||
+		    (c->controllers & conf_limit_keys[i].controller))
+			continue;
+		conf_causes_add(causes, "%s:%d: %s: needs the %s controller, "
+		    "which tickd does not have: jobs are tracked by %s "
+		    "(tickd(8), CGROUPS)", file,
+		    conf_key_line(s, conf_limit_keys[i].key),
+		    conf_limit_keys[i].key,
+		    cgroup_controller_name(conf_limit_keys[i].controller),
+		    c->tracking != NULL ? c->tracking : "no cgroup");
+		bad++;
+	}
+	return bad;
+}
+
 /*
  * Build and validate the job of one section.  Returns the job, or NULL
  * when it has any problem (each one added to causes).
@@ -1314,7 +1542,9 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->file = xstrdup(file);
 	d->line = s->line;
 	d->strict_exec = -1;		/* unset: the daemon's default */
+	d->limits = (struct cgroup_limits)CGROUP_LIMITS_NONE;
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
+	bad += conf_limits_check(c, d, s, file, causes);
 	d->command_line = conf_key_line(s, "command");
 	d->on_failure_line = conf_key_line(s, "on_failure");
 	if (d->strict_exec == -1)
@@ -1808,10 +2038,14 @@ conf_system_zone(const char **from)
 	return NULL;
 }
 
-/* conf_load, conf_reload and conf_load_as: the load for a daemon as uid. */
+/*
+ * conf_load, conf_reload, conf_load_as and conf_load_with: the load for a
+ * daemon as uid; fn (or prev's answer) says what its jobs' limits may
+ * use.
+ */
 static struct conf *
 conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
-    struct conf_causes *causes)
+    conf_controllers_fn fn, void *arg, struct conf_causes *causes)
 {
 	struct conf_parse	 p;
 	struct conf		*c = xcalloc(1, sizeof *c);
@@ -1884,6 +2118,16 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	if (causes->n > before)
 		goto fail;
 
+	/* What the jobs' limits may use: asked once per daemon. */
+	if (prev != NULL) {
+		c->controllers_known = prev->controllers_known;
+		c->controllers = prev->controllers;
+		if (prev->tracking != NULL)
+			c->tracking = xstrdup(prev->tracking);
+	} else if (fn != NULL) {
+		c->controllers = fn(c->cgroup, &c->tracking, arg);
+		c->controllers_known = 1;
+	}
 	conf_load_jobs_dir(c, prev, causes);
 	conf_parse_free(&p);
 	envp_free(&unused);
@@ -1912,13 +2156,26 @@ conf_load(const char *path, struct conf_causes *causes)
 }
 
 /*
+ * conf_load_as, checking the jobs' resource limits against what fn says
+ * tickd can enforce (conf_controllers_fn).  A conf_reload of the result
+ * keeps that answer.
+ */
+struct conf *
+conf_load_with(const char *path, uid_t uid, gid_t gid, conf_controllers_fn fn,
+    void *arg, struct conf_causes *causes)
+{
+	return conf_read_all(path, NULL, uid, gid, fn, arg, causes);
+}
+
+/*
  * conf_load, taking from prev the jobs of the job files that have not
  * changed since prev read them (conf_file_take).  prev loses them.
  */
 struct conf *
 conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
 {
-	return conf_read_all(path, prev, geteuid(), getegid(), causes);
+	return conf_read_all(path, prev, geteuid(), getegid(), NULL, NULL,
+	    causes);
 }
 
 /*
@@ -1931,7 +2188,7 @@ struct conf *
 conf_load_as(const char *path, uid_t uid, gid_t gid,
     struct conf_causes *causes)
 {
-	return conf_read_all(path, NULL, uid, gid, causes);
+	return conf_read_all(path, NULL, uid, gid, NULL, NULL, causes);
 }
 
 /*
@@ -2024,6 +2281,8 @@ conf_free(struct conf *c)
 	free(c->state);
 	free(c->timezone);
 	free(c->control);
+	free(c->cgroup);
+	free(c->tracking);
 	tz_cache_free(c->tzc);
 	free(c);
 }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgroup.h"
 #include "priv.h"
 #include "tz.h"
 
@@ -90,11 +91,22 @@ struct job_def {
 	int64_t			 on_failure_timeout;
 	int64_t			 expect_success_within; /* seconds, 0: none */
 	int64_t			 output_keep;	/* bytes of output kept */
+	struct cgroup_limits	 limits;	/* CGROUP_UNSET: not set */
 	uint64_t		 sched_hash;	/* schedule, zone, gap, fold */
 	uint64_t		 def_hash;	/* every key */
 	int			 command_line;	/* lines of the keys, for */
 	int			 on_failure_line; /* messages about them */
 };
+
+/*
+ * What tickd can enforce, asked once per daemon by the loader when it has
+ * read [daemon] cgroup (the value, NULL for the default): the controllers
+ * the jobs' limits may use, and in *where an allocated line saying what
+ * the processes are tracked by ("cgroup /sys/fs/cgroup/x (controllers:
+ * cpu pids)" or "process groups (why)").  tickd sets up its cgroup in it;
+ * tickctl asks the running daemon's record.
+ */
+typedef unsigned	(*conf_controllers_fn)(const char *, char **, void *);
 
 /* A job file as loaded, for the next reload to take unread. */
 struct conf_file {
@@ -118,6 +130,10 @@ struct conf {
 	int64_t		  history_keep;	/* instances kept per job */
 	int64_t		  history_max_age; /* seconds */
 	int		  strict_exec;	/* default of the jobs' key */
+	char		 *cgroup;	/* NULL (where tickd starts), none, path */
+	int		  controllers_known; /* the limits were checked */
+	unsigned	  controllers;	/* CGROUP_* jobs' limits may use */
+	char		 *tracking;	/* conf_controllers_fn's line, or NULL */
 	uid_t		  uid;		/* the daemon's ids it was loaded for */
 	gid_t		  gid;
 	struct tz_cache	 *tzc;
@@ -144,6 +160,8 @@ struct conf {
 struct conf	*conf_load(const char *, struct conf_causes *);
 struct conf	*conf_reload(const char *, struct conf *, struct conf_causes *);
 struct conf	*conf_load_as(const char *, uid_t, gid_t, struct conf_causes *);
+struct conf	*conf_load_with(const char *, uid_t, gid_t, conf_controllers_fn,
+		     void *, struct conf_causes *);
 void		 conf_free(struct conf *);
 struct job_def	*conf_job(const struct conf *, const char *);
 int		 conf_job_is_bad(const struct conf *, const struct job_def *);
@@ -180,7 +198,11 @@ enum conf_type {
 	CONF_T_RECOVER,			/* rerun | abandon */
 	CONF_T_SIGNAL,			/* TERM, SIGTERM, 15 */
 	CONF_T_EXIT_CODES,		/* any, or CODE,CODE,... */
-	CONF_T_SIZE			/* bytes: 64k, 1M, 512 */
+	CONF_T_SIZE,			/* bytes: 64k, 1M, 512 */
+	CONF_T_CGROUP,			/* none, or an absolute path */
+	CONF_T_MEMORY,			/* bytes (1G), N% of RAM, infinity */
+	CONF_T_TASKS,			/* a count, N% of the system's, infinity */
+	CONF_T_QUOTA			/* N% of one CPU (up to 2 decimals) */
 };
 
 /* One configuration key: the single source for parser, defaults, docs. */

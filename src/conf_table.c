@@ -46,6 +46,9 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_DAEMON, "strict_exec", CONF_T_BOOL, 0, 0, "no", 0,
 	    D(strict_exec), "default of the jobs' strict_exec: refuse, not "
 	    "only warn about, root jobs whose program others could change" },
+	{ CONF_SEC_DAEMON, "cgroup", CONF_T_CGROUP, 0, 0, NULL, 0, D(cgroup),
+	    "cgroup v2 subtree for the jobs, or none (default: the one tickd "
+	    "is started in)" },
 
 	/* [<job id>] in a job file */
 	{ CONF_SEC_JOB, "schedule", CONF_T_SCHEDULE, 0, 0, NULL, 1,
@@ -125,6 +128,25 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_JOB, "output_keep", CONF_T_SIZE, 0, 1024 * 1024, "64k", 0,
 	    J(output_keep), "bytes of an attempt's output kept in the store "
 	    "(0: none)" },
+	/* Resource limits of each attempt's cgroup: systemd's meaning. */
+	{ CONF_SEC_JOB, "memory_max", CONF_T_MEMORY, 0, 0, NULL, 0,
+	    J(limits.memory_max), "hard memory limit: past it the job is "
+	    "killed as oom (MemoryMax=)" },
+	{ CONF_SEC_JOB, "memory_high", CONF_T_MEMORY, 0, 0, NULL, 0,
+	    J(limits.memory_high), "memory above which the job is throttled "
+	    "and reclaimed (MemoryHigh=)" },
+	{ CONF_SEC_JOB, "cpu_weight", CONF_T_COUNT, 1, 10000, NULL, 0,
+	    J(limits.cpu_weight), "share of CPU against other cgroups, 1-10000, "
+	    "default 100 (CPUWeight=)" },
+	{ CONF_SEC_JOB, "cpu_max", CONF_T_QUOTA, 0, 0, NULL, 0,
+	    J(limits.cpu_quota), "CPU time per second, as a percentage of one "
+	    "CPU: 50%, 200% (CPUQuota=)" },
+	{ CONF_SEC_JOB, "tasks_max", CONF_T_TASKS, 1, 4194304, NULL, 0,
+	    J(limits.tasks_max), "most processes and threads at once "
+	    "(TasksMax=)" },
+	{ CONF_SEC_JOB, "io_weight", CONF_T_COUNT, 1, 10000, NULL, 0,
+	    J(limits.io_weight), "share of block I/O, 1-10000, default 100 "
+	    "(IOWeight=)" },
 };
 
 const size_t conf_nkeys = sizeof conf_keys / sizeof conf_keys[0];

@@ -139,6 +139,7 @@ ctl_env_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	r.scheduled_at = at;
 	r.attempt = 1;
 	r.trigger = "schedule";
+	r.invocation = "random-128-bit-id-per-attempt";
 	jobenv_build(d, &r, &e);
 
 	rc = CTL_EXIT_OK;

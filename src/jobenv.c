@@ -6,7 +6,9 @@
  * credentials the job runs with; the job's own "environment" entries,
  * which may replace any of those; and last the TICKD_* variables of the
  * attempt, which a job cannot override: TICKD_JOB, TICKD_RUN_ID,
- * TICKD_SCHEDULED_AT (RFC 3339 UTC), TICKD_ATTEMPT and TICKD_TRIGGER.
+ * TICKD_SCHEDULED_AT (RFC 3339 UTC), TICKD_ATTEMPT, TICKD_TRIGGER and
+ * TICKD_INVOCATION_ID (128 random bits, one per attempt, as systemd's
+ * $INVOCATION_ID; tickctl env shows a placeholder).
  * Nothing of the daemon's own environment is passed on.
  *
  * The daemon builds each attempt's environment with it just before the
@@ -48,4 +50,6 @@ jobenv_build(const struct job_def *d, const struct jobenv_run *r,
 	envp_set(e, "TICKD_SCHEDULED_AT", when);
 	envp_set(e, "TICKD_ATTEMPT", num);
 	envp_set(e, "TICKD_TRIGGER", r->trigger);
+	if (r->invocation != NULL)
+		envp_set(e, "TICKD_INVOCATION_ID", r->invocation);
 }

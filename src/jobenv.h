@@ -21,6 +21,7 @@ struct jobenv_run {
 	int64_t		 scheduled_at;	/* TICKD_SCHEDULED_AT */
 	int		 attempt;	/* TICKD_ATTEMPT, from 1 */
 	const char	*trigger;	/* TICKD_TRIGGER */
+	const char	*invocation;	/* TICKD_INVOCATION_ID, or NULL */
 };
 
 void	jobenv_build(const struct job_def *, const struct jobenv_run *,

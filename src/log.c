@@ -265,8 +265,8 @@ static int
 log_job_journal(int prio, enum log_event ev, const struct log_job *j,
     const char *msg)
 {
-	struct iovec	 iov[17];
-	char		 m[LOG_LINE_MAX + 16], f[17][256];
+	struct iovec	 iov[21];
+	char		 m[LOG_LINE_MAX + 16], f[21][256];
 	char		 when[RFC3339_BUFSZ];
 	int		 n = 0, len;
 
@@ -311,6 +311,14 @@ log_job_journal(int prio, enum log_event ev, const struct log_job *j,
 		LOG_FIELD("TICKD_LATENESS_MS=%" PRId64, j->lateness_ms);
 	if (j->duration_ms != -1)
 		LOG_FIELD("TICKD_DURATION_MS=%" PRId64, j->duration_ms);
+	if (j->cpu_user_us != -1)
+		LOG_FIELD("TICKD_CPU_USER_US=%" PRId64, j->cpu_user_us);
+	if (j->cpu_system_us != -1)
+		LOG_FIELD("TICKD_CPU_SYSTEM_US=%" PRId64, j->cpu_system_us);
+	if (j->mem_peak != -1)
+		LOG_FIELD("TICKD_MEMORY_PEAK=%" PRId64, j->mem_peak);
+	if (j->cgroup != NULL)
+		LOG_FIELD("TICKD_CGROUP=%s", j->cgroup);
 #undef LOG_FIELD
 	return sd_journal_sendv(iov, n) < 0 ? -1 : 0;
 }

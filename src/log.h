@@ -63,9 +63,14 @@ struct log_job {
 	int		 signal;
 	int64_t		 lateness_ms;
 	int64_t		 duration_ms;
+	int64_t		 cpu_user_us;	/* an ended attempt's usage */
+	int64_t		 cpu_system_us;
+	int64_t		 mem_peak;	/* bytes */
+	const char	*cgroup;	/* the attempt's cgroup */
 };
 
-#define LOG_JOB_INIT	{ NULL, NULL, -1, -1, NULL, -1, -1, -1, -1, -1 }
+#define LOG_JOB_INIT	{ NULL, NULL, -1, -1, NULL, -1, -1, -1, -1, -1, \
+			  -1, -1, -1, NULL }
 
 extern int log_level;
 

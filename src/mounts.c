@@ -15,6 +15,8 @@
  * that is a prefix of it, whole components only; of equal ones the later
  * (it hides the earlier).  Unknown types are not local: a wrong "not
  * local" costs a fork, a wrong "local" can hang the daemon.
+ * mounts_cgroup2 finds the cgroup v2 hierarchy in the same text (a host
+ * may mount it beside the v1 controllers, at /sys/fs/cgroup/unified).
  *
  * Pure: no I/O.  DIAGNOSTICS: none; lines it cannot read are skipped.
  */
@@ -78,30 +80,50 @@ mounts_field(const char **p, const char *end, const char **s, const char **e)
 	return 1;
 }
 
-/* Parse one line [p, end) into the table; malformed lines are skipped. */
-static void
-mounts_line(struct mounts *m, const char *p, const char *end)
+/*
+ * The fields of one line [p, end) that matter: root (4), mount point (5)
+ * and the type after the "-" separator, each as bounds; 0 if malformed.
+ */
+static int
+mounts_fields(const char *p, const char *end, const char *f[6])
 {
-	const char	*s, *e, *ps = NULL, *pe = NULL;
+	const char	*s, *e;
 	int		 i;
 
+	f[0] = f[2] = NULL;
 	for (i = 1; mounts_field(&p, end, &s, &e); i++) {
-		if (i == 5) {
-			ps = s;
-			pe = e;
+		if (i == 4) {
+			f[0] = s;
+			f[1] = e;
+		} else if (i == 5) {
+			f[2] = s;
+			f[3] = e;
 		}
 		if (i > 6 && e - s == 1 && *s == '-')
 			break;
 	}
-	if (ps == NULL || !mounts_field(&p, end, &s, &e) || *ps != '/')
+	if (f[2] == NULL || !mounts_field(&p, end, &f[4], &f[5]) ||
+	    *f[2] != '/')
+		return 0;
+	return 1;
+}
+
+/* Parse one line [p, end) into the table; malformed lines are skipped. */
+static void
+mounts_line(struct mounts *m, const char *p, const char *end)
+{
+	const char *f[6];
+
+	if (!mounts_fields(p, end, f))
 		return;
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 32;
 		m->point = xreallocarray(m->point, m->cap, sizeof *m->point);
 		m->local = xreallocarray(m->local, m->cap, sizeof *m->local);
 	}
-	m->point[m->n] = mounts_unescape(ps, pe);
-	m->local[m->n] = (unsigned char)mounts_type_local(s, (size_t)(e - s));
+	m->point[m->n] = mounts_unescape(f[2], f[3]);
+	m->local[m->n] = (unsigned char)mounts_type_local(f[4],
+	    (size_t)(f[5] - f[4]));
 	m->n++;
 }
 
@@ -148,6 +170,32 @@ mounts_local(const struct mounts *m, const char *path)
 	return best;
 }
 
+/*
+ * The first cgroup v2 mount in text (a mountinfo file's contents): its
+ * mount point and its root (the cgroup it shows, "/" unless the mount is
+ * of a subtree), both allocated for the caller to free.  0, or -1 if
+ * there is none.
+ */
+int
+mounts_cgroup2(const char *text, char **point, char **root)
+{
+	const char	*nl, *f[6];
+
+	while (*text != '\0') {
+		if ((nl = strchr(text, '\n')) == NULL)
+			nl = text + strlen(text);
+		if (mounts_fields(text, nl, f) && f[5] - f[4] == 7 &&
+		    memcmp(f[4], "cgroup2", 7) == 0 && f[0] != NULL) {
+			*root = mounts_unescape(f[0], f[1]);
+			*point = mounts_unescape(f[2], f[3]);
+			return 0;
+		}
+		text = *nl == '\n' ? nl + 1 : nl;
+	}
+	return -1;
+}
+
+/* Free a table's contents (it can be parsed into again). */
 void
 mounts_free(struct mounts *m)
 {

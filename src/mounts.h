@@ -16,5 +16,6 @@ struct mounts {
 void	mounts_parse(struct mounts *, const char *);
 int	mounts_local(const struct mounts *, const char *);
 void	mounts_free(struct mounts *);
+int	mounts_cgroup2(const char *, char **, char **);
 
 #endif /* TICKD_MOUNTS_H */

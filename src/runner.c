@@ -13,24 +13,31 @@
  * has happened or failed by then); a forked child reports on a third,
  * status pipe, whose EOF means exec succeeded.
  *
- * Reaping: the server's catch-all child watcher calls runner_reap for
- * every pid; runs are found in a pid hash.  A run ends when its main
- * process has exited: output still in the pipes is drained then, and the
- * pipes are closed, so a descendant that keeps them open cannot hold the
- * run (or the daemon) hostage.  Unknown pids (reparented grandchildren,
- * under PR_SET_CHILD_SUBREAPER) are logged at debug and forgotten.
+ * Which processes are the attempt's is its way of tracking's business
+ * (track.h): before the process exists, the runner has its cgroup made
+ * and hands the child the descriptor it joins it by.
  *
- * Stopping a run (timeout, replace, shutdown) signals its process group,
- * every process of its session, and any descendant of tickd still
- * carrying its TICKD_RUN_ID (one that escaped with setsid), then SIGKILLs
- * them after a grace period.  They are found in a snapshot of /proc taken
- * once per loop iteration, so that stopping many runs at once costs one
- * pass over /proc, not one per run.  A process left by a crashed daemon
- * can be adopted: followed through a pidfd, its exit status unknowable.
+ * Reaping: the server reaps every child with wait4 and calls runner_reap
+ * with its status and resource usage; runs are found in a pid hash.  A
+ * run ends when its main process has exited: output still in the pipes
+ * is drained then, and the pipes are closed, so a descendant that keeps
+ * them open cannot hold the run (or the daemon) hostage.  Unknown pids
+ * (reparented grandchildren, under PR_SET_CHILD_SUBREAPER) are logged at
+ * debug and forgotten.
+ *
+ * Stopping a run (timeout, replace, shutdown) signals all its processes
+ * (its cgroup's, or its group, session and invocation id's), then
+ * SIGKILLs them after a grace period; once its main process has ended
+ * the rest of the grace is left to its descendants, then the sweep kills
+ * what is left of that attempt alone.  A process left by a crashed
+ * daemon can be adopted: followed through a pidfd, or by polling where
+ * there is none, or through its cgroup when only that is known; its exit
+ * status unknowable.
  *
  * DIAGNOSTICS: runner_spawn returns -1 with *cause set when no process
- * could be started (pipe or fork failure; run->report then holds the
- * stage, CHILD_PIPE or CHILD_FORK, and errno); exec failures arrive later
+ * could be started (its cgroup, pipe or fork failure; run->report then
+ * holds the stage, CHILD_TRACK, CHILD_PIPE or CHILD_FORK, and errno, and
+ * run->spawn_why the cause of a CHILD_TRACK); exec failures arrive later
  * as run->spawn_failed.  Output read errors are logged at warning.
  */
 #include <sys/mman.h>
@@ -64,7 +71,8 @@
 #define RUNNER_HASH	4096		/* pid hash buckets */
 #define RUNNER_READ_MAX	(256 * 1024)	/* bytes read per wake-up */
 #define RUNNER_DRAIN_MAX (1024 * 1024)	/* bytes drained at exit */
-#define RUNNER_ENV_MAX	(4 * 1024 * 1024) /* environ read at most */
+#define RUNNER_POLL	1.0		/* s between polls of an adopted run */
+#define RUNNER_SWEEP_POLL 0.2		/* s between looks while stopping */
 #define RUNNER_STACK	(256 * 1024)	/* the clone child's stack */
 #define RUNNER_GUARD	4096		/* its guard page */
 #define RUNNER_FDS_PER_RUN 2		/* output pipes held per run */
@@ -100,7 +108,9 @@
 static struct ev_loop	*runner_loop;
 static runner_cb	 runner_started;
 static runner_cb	 runner_done;
+static void		(*runner_idle)(void *);
 static void		*runner_arg;
+static size_t		 runner_nsweep;		/* sweepers waiting */
 static struct run	*runner_hash[RUNNER_HASH];
 static size_t		 runner_n;
 static char		*runner_stack;		/* the clone child's */
@@ -110,34 +120,29 @@ static struct mounts	 runner_mounts;		/* runner_dir_local */
 static int		 runner_mounts_fd = -1;	/* /proc/self/mountinfo */
 static int		 runner_mounts_ok;
 
-/* A process as /proc showed it, for runner_kill_tree (runner_snap). */
-struct runner_proc {
-	long		 pid, ppid, pgrp, sid;
-	int		 mine;		/* descends from tickd: 1, not: 2 */
-	char		*run_id;	/* its TICKD_RUN_ID, if mine */
-};
-
-static struct runner_proc *runner_procs;	/* sorted by pid */
-static size_t		 runner_nprocs, runner_procs_cap;
-static unsigned int	 runner_snap_iter;	/* ev_iteration of it */
-static int		 runner_snap_ok;
-
 static void	runner_mounts_refresh(void);
+static void	runner_cgroup_watch(void);
 
 /*
  * Set up the runner: the loop for its watchers, the callback told when a
- * process has exec'd its program, and the one told when it has ended.
+ * process has exec'd its program, the one told when it has ended, and
+ * the one told when a sweep ended with nothing left (runner_busy 0).
  */
 void
 runner_init(struct ev_loop *loop, runner_cb started, runner_cb done,
-    void *arg)
+    void (*idle)(void *), void *arg)
 {
 	runner_loop = loop;
 	/* Held from the start: counted in the idle descriptor budget. */
 	runner_mounts_refresh();
 	runner_started = started;
 	runner_done = done;
+	runner_idle = idle;
 	runner_arg = arg;
+	/* Cgroups left with processes are watched until they are empty. */
+	if (track_current() != NULL &&
+	    track_current()->ops == &track_cgroup_ops)
+		runner_cgroup_watch();
 	/*
 	 * Each running job holds two descriptors here (three until exec):
 	 * the soft limit outside systemd is often 1024.  Raise it to the
@@ -180,11 +185,14 @@ runner_budget(void)
 	return (size_t)(rl.rlim_cur - RUNNER_FDS_KEPT) / RUNNER_FDS_PER_RUN;
 }
 
-/* How many runs have a live (unreaped) process. */
+/*
+ * How many runs have a live (unreaped) process, or a sweep to come of
+ * what their stopped attempt left.
+ */
 size_t
-runner_count(void)
+runner_busy(void)
 {
-	return runner_n;
+	return runner_n + runner_nsweep;
 }
 
 /*
@@ -209,8 +217,12 @@ runner_new(const char *job, const char *run_id, const char *trigger,
 	r->pid_start = -1;
 	r->status_fd = r->out.fd = r->err.fd = r->pidfd = -1;
 	r->kill_signal = SIGTERM;
+	r->track = track_current() != NULL ? track_current()->ops :
+	    &track_pgrp_ops;
+	r->usage.user_us = r->usage.system_us = r->usage.mem_peak = -1;
 	ev_init(&r->timeout_w, NULL);
 	ev_init(&r->kill_w, NULL);
+	ev_init(&r->poll_w, NULL);
 	return r;
 }
 
@@ -225,6 +237,7 @@ runner_log_job(const struct run *r, struct log_job *lj)
 	lj->attempt = r->attempt;
 	lj->trigger = r->trigger;
 	lj->pid = r->pid;
+	lj->cgroup = r->cgroup;
 }
 
 /* Log the complete lines in an output buffer; with flush, the rest too. */
@@ -616,7 +629,7 @@ runner_start_tick(pid_t pid, int64_t boot0, int64_t boot1)
 		    1000000000 % hz == 0 ? 1000000000 / hz : -1;
 	if (tick_ns > 0 && boot0 / tick_ns == boot1 / tick_ns)
 		return boot0 / tick_ns;
-	return runner_pid_start(pid);		/* a zombie still has it */
+	return track_pid_start(pid);		/* a zombie still has it */
 }
 
 /*
@@ -628,6 +641,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 {
 	int			 out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	int			 st[2] = { -1, -1 }, saved, stage, use_clone;
+	int			 join = -1;
 	char			*argv[4];
 	struct child_spec	 cs;
 	struct child_report	 report = { 0, 0, 0 };
@@ -636,6 +650,12 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	size_t			 slot;
 	int64_t			 boot0, boot1;
 
+	/* Where its processes will be told apart (its cgroup). */
+	if (r->track->prepare(r, spec->limits, &join, cause) == -1) {
+		saved = 0;
+		stage = CHILD_TRACK;
+		goto fail;
+	}
 	/* A clone child reports into `report`: no status pipe. */
 	use_clone = runner_can_clone(spec->workdir);
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
@@ -660,6 +680,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	cs.status_fd = st[1];
 	cs.report = use_clone ? &report : NULL;
 	cs.nofile = runner_nofile_raised ? &runner_nofile : NULL;
+	cs.join_fd = join;
 
 	/* No signal may run a daemon handler in the child. */
 	(void)sigfillset(&all);
@@ -679,6 +700,8 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	}
 
 	r->pid = pid;
+	if (join != -1)
+		(void)close(join);
 	(void)close(out[1]);
 	(void)close(err[1]);
 	if (st[1] != -1)
@@ -715,6 +738,12 @@ fail:
 	r->spawn_failed = 1;
 	r->report.stage = stage;
 	r->report.error = saved;
+	if (join != -1)
+		(void)close(join);
+	if (stage == CHILD_TRACK)
+		r->spawn_why = xstrdup(*cause);
+	else
+		r->track->release(r);
 	if (out[0] != -1) {
 		(void)close(out[0]);
 		(void)close(out[1]);
@@ -731,12 +760,13 @@ fail:
 }
 
 /*
- * A child exited (status as from waitpid).  Finds its run, collects a
- * spawn failure report, drains and closes its output, and hands the run
- * to the done callback, which owns it from then on.
+ * A child exited (status as from wait4, ru its resource usage).  Finds
+ * its run, collects a spawn failure report, drains and closes its
+ * output, reads what the attempt used, and hands the run to the done
+ * callback, which owns it from then on.
  */
 void
-runner_reap(pid_t pid, int status)
+runner_reap(pid_t pid, int status, const struct rusage *ru)
 {
 	struct run	**rp, *r;
 
@@ -764,15 +794,8 @@ runner_reap(pid_t pid, int status)
 	if (r->err.fd != -1)
 		(void)runner_out_read(r, &r->err, 2, RUNNER_DRAIN_MAX);
 	runner_close_fds(r);
+	r->track->usage(r, ru, &r->usage);
 	runner_done(r, runner_arg);
-}
-
-/* Send sig to the run's whole process group. */
-void
-runner_signal(struct run *r, int sig)
-{
-	if (r->pid > 0 && !r->reaped)
-		(void)kill(-r->pid, sig);
 }
 
 /* Free a run that is not (or no longer) in the pid table. */
@@ -783,272 +806,50 @@ runner_free(struct run *r)
 		return;
 	ev_timer_stop(runner_loop, &r->timeout_w);
 	ev_timer_stop(runner_loop, &r->kill_w);
+	ev_timer_stop(runner_loop, &r->poll_w);
 	if (r->pidfd != -1) {
 		ev_io_stop(runner_loop, &r->pidfd_w);
 		(void)close(r->pidfd);
 	}
+	track_cgroup_unfollow(r);
 	runner_close_fds(r);
 	free(r->tail);
 	free(r->job);
 	free(r->run_id);
 	free(r->trigger);
+	free(r->cgroup);
+	free(r->spawn_why);
 	free(r);
 }
 
 /*
- * The start time of a process (field 22 of /proc/PID/stat, clock ticks
- * since boot): with the pid, it identifies the process across pid reuse.
- * -1 if unknown.
- */
-int64_t
-runner_pid_start(pid_t pid)
-{
-	char		 path[64], buf[1024], *p;
-	long long	 v;
-	ssize_t		 n;
-	int		 fd, field;
-
-	(void)snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* The command name may hold anything: count from its last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return -1;
-	for (field = 2; field < 22 && p != NULL; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%lld", &v) != 1)
-		return -1;
-	return (int64_t)v;
-}
-
-/* The state letter of a process (R, S, D, Z, ...), or 0 if unknown. */
-static int
-runner_proc_state(pid_t pid)
-{
-	char	 path[64], buf[512], *p;
-	ssize_t	 n;
-	int	 fd;
-
-	(void)snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return 0;
-	return (unsigned char)p[2];
-}
-
-/*
- * The value of TICKD_RUN_ID in process pid's environment, or NULL.  The
- * variable is set last, so it is near the end: the whole environment is
- * read (into a buffer kept between calls).
- */
-static char *
-runner_env_run_id(long pid)
-{
-	static char	*buf;
-	static size_t	 cap;
-	static const char name[] = "TICKD_RUN_ID=";
-	char		 path[64], *p, *end, *id = NULL;
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 fd;
-
-	(void)snprintf(path, sizeof path, "/proc/%ld/environ", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return NULL;
-	for (;;) {
-		if (got == cap) {
-			if (cap >= RUNNER_ENV_MAX)
-				break;
-			cap = cap == 0 ? 65536 : cap * 2;
-			buf = xreallocarray(buf, cap, 1);
-		}
-		if ((n = read(fd, buf + got, cap - got)) <= 0)
-			break;
-		got += (size_t)n;
-	}
-	(void)close(fd);
-	for (p = buf, end = buf + got; p < end; p += strlen(p) + 1) {
-		if (memchr(p, '\0', (size_t)(end - p)) == NULL)
-			break;
-		if (strncmp(p, name, sizeof name - 1) == 0)
-			id = p + sizeof name - 1;	/* the last one counts */
-	}
-	return id != NULL ? xstrdup(id) : NULL;
-}
-
-/* One line of /proc/PID/stat: state, parent, group and session. */
-static int
-runner_proc_stat(long pid, int *state, long *ppid, long *pgrp, long *sid)
-{
-	char	 path[64], buf[512], *p;
-	ssize_t	 n;
-	int	 fd;
-
-	(void)snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' ||
-	    sscanf(p + 2, "%*c %ld %ld %ld", ppid, pgrp, sid) != 3)
-		return -1;
-	*state = (unsigned char)p[2];
-	return 0;
-}
-
-/* Order of the snapshot: by pid. */
-static int
-runner_proc_cmp(const void *a, const void *b)
-{
-	const struct runner_proc *x = a, *y = b;
-
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* A process of the snapshot by pid, or NULL. */
-static struct runner_proc *
-runner_proc_find(long pid)
-{
-	struct runner_proc key;
-
-	key.pid = pid;
-	return bsearch(&key, runner_procs, runner_nprocs, sizeof key,
-	    runner_proc_cmp);
-}
-
-/*
- * Whether a process of the snapshot descends from tickd: through a run's
- * main process, or handed to tickd, the subreaper, when its parent died.
- * Memoized along the chain.
- */
-static int
-runner_proc_mine(struct runner_proc *e)
-{
-	struct runner_proc	*chain[64], *q;
-	size_t			 n = 0, i;
-	int			 mine = 2;
-
-	for (q = e; q != NULL && n < sizeof chain / sizeof chain[0];
-	    q = runner_proc_find(q->ppid)) {
-		if (q->mine != 0) {
-			mine = q->mine;
-			break;
-		}
-		chain[n++] = q;
-		if (q->ppid == (long)getpid()) {
-			mine = 1;
-			break;
-		}
-		if (q->ppid <= 1)
-			break;
-	}
-	for (i = 0; i < n; i++)
-		chain[i]->mine = mine;
-	return mine == 1;
-}
-
-/*
- * Read every live process from /proc: pid, parent, group, session, and
- * for tickd's descendants their TICKD_RUN_ID.  Kept for the rest of the
- * loop iteration: stopping many runs at once (shutdown, timeouts due
- * together) reads /proc once, not once per run.
+ * The process-group way's snapshot of /proc is good for one loop
+ * iteration: forget it in a new one.
  */
 static void
-runner_snap(void)
+runner_snap_iter(void)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		*p;
-	long		 pid, ppid, pgrp, sid;
-	size_t		 i;
-	int		 state;
+	static unsigned int	iter;
+	static int		iter_ok;
 
-	if (runner_snap_ok && runner_snap_iter == ev_iteration(runner_loop))
-		return;
-	for (i = 0; i < runner_nprocs; i++)
-		free(runner_procs[i].run_id);
-	runner_nprocs = 0;
-	runner_snap_ok = 1;
-	runner_snap_iter = ev_iteration(runner_loop);
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if ((pid = strtol(de->d_name, &p, 10)) <= 1 || *p != '\0' ||
-		    pid == (long)getpid() ||
-		    runner_proc_stat(pid, &state, &ppid, &pgrp, &sid) == -1 ||
-		    state == 'Z')
-			continue;
-		if (runner_nprocs == runner_procs_cap) {
-			runner_procs_cap = runner_procs_cap == 0 ? 1024 :
-			    runner_procs_cap * 2;
-			runner_procs = xreallocarray(runner_procs,
-			    runner_procs_cap, sizeof *runner_procs);
-		}
-		runner_procs[runner_nprocs++] = (struct runner_proc){ pid,
-		    ppid, pgrp, sid, 0, NULL };
-	}
-	(void)closedir(d);
-	qsort(runner_procs, runner_nprocs, sizeof *runner_procs,
-	    runner_proc_cmp);
-	for (i = 0; i < runner_nprocs; i++) {
-		if (runner_proc_mine(&runner_procs[i]))
-			runner_procs[i].run_id =
-			    runner_env_run_id(runner_procs[i].pid);
+	if (!iter_ok || iter != ev_iteration(runner_loop)) {
+		track_pgrp_snap_forget();
+		iter = ev_iteration(runner_loop);
+		iter_ok = 1;
 	}
 }
 
 /*
- * Send sig to every process of a run, once each: its process group
- * (with one kill), then, found in /proc, the other members of its
- * session (descendants that made their own group) and its descendants
- * that made their own session but still carry its TICKD_RUN_ID (the same
- * id in another daemon's process does not count: it does not descend
- * from this tickd).  Returns how many live processes of the run there
- * were, group included.
+ * Send sig to every process of a run, once each, as its way of tracking
+ * says (track.h).  Returns how many live processes the run had.  The
+ * process-group way reads /proc once per loop iteration: stopping many
+ * runs at once reads it once.
  */
 int
 runner_kill_tree(struct run *r, int sig)
 {
-	struct runner_proc	*e;
-	size_t			 i;
-	int			 count = 0;
-
-	if (r->pid <= 0)
-		return 0;
-	/*
-	 * /proc first: read after a SIGKILL, the group's members may be
-	 * zombies already, and would not be counted.
-	 */
-	runner_snap();
-	/* The group outlives its leader while members remain. */
-	(void)kill(-r->pid, sig);
-	for (i = 0; i < runner_nprocs; i++) {
-		e = &runner_procs[i];
-		if (e->pgrp == (long)r->pid) {	/* signalled with the group */
-			count++;
-			continue;
-		}
-		if (e->sid == (long)r->pid || (e->run_id != NULL &&
-		    r->run_id[0] != '\0' && strcmp(e->run_id, r->run_id) == 0)) {
-			if (kill((pid_t)e->pid, sig) == 0)
-				count++;
-		}
-	}
-	return count;
+	runner_snap_iter();
+	return r->track->signal(r, sig);
 }
 
 /* The grace after kill_signal has passed: SIGKILL what is left. */
@@ -1087,14 +888,87 @@ runner_stop(struct run *r, int sig, double grace)
 	}
 }
 
-/* What is left of a stopped run once its main process has ended. */
+/*
+ * What is left of a stopped run once its main process has ended: a copy
+ * of what its way of tracking needs (its ids, its pid, its cgroup).
+ */
 struct runner_sweeper {
-	ev_timer	 w;
-	struct run	 r;		/* a copy: ids, pid, journal fields */
-	char		*run_id;
+	ev_timer		 w;
+	struct run		 r;
+	struct runner_sweeper	*next;
 };
 
-/* The kill grace of an ended run is over: SIGKILL what is left. */
+static struct runner_sweeper	*runner_sweepers;
+static ev_timer			 runner_sweeps_w;	/* runner_finish */
+static int			 runner_finishing;
+
+/* A sweep is over: let the run's cgroup go, forget it. */
+static void
+runner_sweeper_end(struct runner_sweeper *sw)
+{
+	struct runner_sweeper **p;
+
+	for (p = &runner_sweepers; *p != NULL; p = &(*p)->next) {
+		if (*p == sw) {
+			*p = sw->next;
+			break;
+		}
+	}
+	ev_timer_stop(runner_loop, &sw->w);
+	sw->r.track->release(&sw->r);
+	free(sw->r.job);
+	free(sw->r.run_id);
+	free(sw->r.trigger);
+	free(sw->r.cgroup);
+	free(sw);
+	runner_nsweep--;
+	if (runner_sweepers == NULL)
+		ev_timer_stop(runner_loop, &runner_sweeps_w);
+	if (runner_nsweep == 0 && runner_n == 0)
+		runner_idle(runner_arg);
+}
+
+/*
+ * While tickd stops: end every sweep whose run has nothing left (one
+ * look at /proc for all of them), instead of waiting for its kill_grace.
+ */
+static void
+runner_sweeps_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct runner_sweeper *sw, *next;
+
+	(void)loop;
+	(void)w;
+	(void)revents;
+	runner_snap_iter();
+	for (sw = runner_sweepers; sw != NULL; sw = next) {
+		next = sw->next;
+		if (sw->r.track->signal(&sw->r, 0) == 0)
+			runner_sweeper_end(sw);
+	}
+}
+
+/*
+ * tickd stops: a sweep ends as soon as its run has nothing left (still
+ * at the latest at the end of its kill_grace), so that the daemon exits
+ * once everything it ran is gone, not a kill_grace later.
+ */
+void
+runner_finish(void)
+{
+	runner_finishing = 1;
+	if (runner_sweepers != NULL && !ev_is_active(&runner_sweeps_w)) {
+		ev_timer_init(&runner_sweeps_w, runner_sweeps_cb, 0,
+		    RUNNER_SWEEP_POLL);
+		ev_timer_start(runner_loop, &runner_sweeps_w);
+	}
+}
+
+/*
+ * The kill grace of an ended run is over: SIGKILL what is left of it
+ * (its own processes only: never the next attempt's, nor its
+ * on_failure command's), then let its cgroup go.
+ */
 static void
 runner_sweeper_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -1104,22 +978,24 @@ runner_sweeper_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if ((n = runner_kill_tree(&sw->r, SIGKILL)) > 0) {
-		runner_log_job(&sw->r, &lj);
+	runner_snap_iter();
+	runner_log_job(&sw->r, &lj);
+	if ((n = sw->r.track->sweep(&sw->r)) > 0)
 		log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: run %s: %d "
 		    "leftover process%s killed at the end of its kill_grace",
-		    sw->r.job, sw->run_id, n, n == 1 ? "" : "es");
-	}
-	free(sw->r.job);
-	free(sw->r.trigger);
-	free(sw->run_id);
-	free(sw);
+		    sw->r.job, sw->r.run_id, n, n == 1 ? "" : "es");
+	else
+		log_debug("job %s: run %s attempt %d: nothing left at the end "
+		    "of its kill_grace", sw->r.job, sw->r.run_id,
+		    sw->r.attempt);
+	runner_sweeper_end(sw);
 }
 
 /*
  * A stopped run (timeout, replace, shutdown) has ended: its descendants
  * get the rest of its kill_grace to finish, then SIGKILL, so that nothing
- * is left behind and nothing is cut short.
+ * is left behind and nothing is cut short.  Its cgroup goes after that
+ * (the sweeper releases it; the run itself is not released).
  */
 void
 runner_sweep(struct run *r)
@@ -1127,120 +1003,154 @@ runner_sweep(struct run *r)
 	struct runner_sweeper	*sw;
 	double			 left = 0;
 
-	if (r->pid <= 0)
+	if (r->pid <= 0 && r->cgroup == NULL)
 		return;
 	if (ev_is_active(&r->kill_w))
 		left = ev_timer_remaining(runner_loop, &r->kill_w);
 	sw = xcalloc(1, sizeof *sw);
-	sw->run_id = xstrdup(r->run_id);
 	sw->r.pid = r->pid;
-	sw->r.run_id = sw->run_id;
+	sw->r.pid_start = r->pid_start;
+	sw->r.reaped = 1;
+	sw->r.adopted = r->adopted;
+	sw->r.track = r->track;
 	sw->r.job = xstrdup(r->job);
+	sw->r.run_id = xstrdup(r->run_id);
 	sw->r.trigger = xstrdup(r->trigger);
 	sw->r.attempt = r->attempt;
 	sw->r.scheduled_at = r->scheduled_at;
+	sw->r.hook = r->hook;
+	memcpy(sw->r.invocation, r->invocation, sizeof r->invocation);
+	sw->r.cgroup = r->cgroup != NULL ? xstrdup(r->cgroup) : NULL;
 	ev_timer_init(&sw->w, runner_sweeper_cb, left > 0 ? left : 0, 0);
 	sw->w.data = sw;
 	ev_timer_start(runner_loop, &sw->w);
+	sw->next = runner_sweepers;
+	runner_sweepers = sw;
+	runner_nsweep++;
+	if (runner_finishing)
+		runner_finish();
 }
 
-/* An adopted process ended: its exit status cannot be known. */
+/*
+ * The run's end is recorded: let what it lived in go (its cgroup, once
+ * empty; a stopped run's after its sweep).
+ */
+void
+runner_release(struct run *r)
+{
+	r->track->release(r);
+}
+
+/* An adopted run ended: its exit status cannot be known. */
+static void
+runner_adopted_done(struct run *r)
+{
+	ev_timer_stop(runner_loop, &r->poll_w);
+	if (r->pidfd != -1) {
+		ev_io_stop(runner_loop, &r->pidfd_w);
+		(void)close(r->pidfd);
+		r->pidfd = -1;
+	}
+	r->reaped = 1;
+	r->wstatus = -1;
+	runner_n--;
+	r->track->usage(r, NULL, &r->usage);
+	runner_done(r, runner_arg);
+}
+
+/* An adopted process ended (its pidfd is readable). */
 static void
 runner_pidfd_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	runner_adopted_done(w->data);
+}
+
+/*
+ * An adopted run followed by polling (no pidfd: kernels before 5.3,
+ * seccomp profiles that deny pidfd_open; no inotify): ended when
+ * nothing of it runs any more.
+ */
+static void
+runner_poll_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct run *r = w->data;
 
 	(void)loop;
 	(void)revents;
-	ev_io_stop(runner_loop, &r->pidfd_w);
-	(void)close(r->pidfd);
-	r->pidfd = -1;
-	r->reaped = 1;
-	r->wstatus = -1;
-	runner_n--;
-	runner_done(r, runner_arg);
+	if (!r->track->populated(r))
+		runner_adopted_done(r);
+}
+
+/* A run followed as a group: its cgroup is empty (track-cgroup.c). */
+static void
+runner_group_done(struct run *r, void *arg)
+{
+	(void)arg;
+	runner_adopted_done(r);
+}
+
+/* inotify reported a change of a watched cgroup.events. */
+static void
+runner_cgroup_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	(void)track_cgroup_events(runner_group_done, NULL);
+}
+
+/* Watch the cgroups' inotify descriptor in the loop (once). */
+static void
+runner_cgroup_watch(void)
+{
+	static ev_io	w;
+	int		fd;
+
+	if (ev_is_active(&w) || (fd = track_cgroup_fd()) == -1)
+		return;
+	ev_io_init(&w, runner_cgroup_cb, fd, EV_READ);
+	ev_io_start(runner_loop, &w);
 }
 
 /*
- * Follow a process started by a previous daemon (not our child): its end
- * is noticed through a pidfd, and the done callback gets wstatus -1.
- * Returns 0, or -1 with *cause set if the process cannot be followed
- * (then it is gone, or was never ours).
+ * Follow a run started by a previous daemon (not our child), found
+ * alive by its way of tracking (track->find): its main process through
+ * a pidfd, or by polling when the kernel gives none (a live process is
+ * never taken for a dead one); a group through its cgroup's
+ * cgroup.events.  Its end reaches the done callback with wstatus -1.
  */
-int
-runner_adopt(struct run *r, pid_t pid, int64_t pid_start, char **cause)
+void
+runner_adopt(struct run *r, enum track_alive how)
 {
-	int fd;
+	int fd = -1;
 
-	if (runner_pid_start(pid) != pid_start || pid_start == -1 ||
-	    runner_proc_state(pid) == 'Z') {
-		*cause = xasprintf("pid %ld is gone or is another process",
-		    (long)pid);
-		return -1;
-	}
-	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
-		*cause = xasprintf("pidfd_open %ld: %s", (long)pid,
-		    strerror(errno));
-		return -1;
-	}
-	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	/* Check again now that the pidfd pins the process identity. */
-	if (runner_pid_start(pid) != pid_start) {
-		(void)close(fd);
-		*cause = xasprintf("pid %ld is gone", (long)pid);
-		return -1;
-	}
-	r->pid = pid;
-	r->pid_start = pid_start;
 	r->adopted = 1;
 	r->execd = 1;
-	r->pidfd = fd;
-	ev_io_init(&r->pidfd_w, runner_pidfd_cb, fd, EV_READ);
-	r->pidfd_w.data = r;
-	ev_io_start(runner_loop, &r->pidfd_w);
-	runner_n++;
-	return 0;
-}
-
-/*
- * The main process of a run, found by its TICKD_RUN_ID: a session leader
- * (jobs start one) carrying the marker.  For the crash window between a
- * fork and the record of its pid.  Returns the pid and *start, or -1.
- */
-pid_t
-runner_find_marker(const char *run_id, int64_t *start)
-{
-	DIR		*d;
-	struct dirent	*de;
-	char		 path[64], buf[512], *p, *id;
-	long		 pid, sid;
-	ssize_t		 n;
-	pid_t		 found = -1;
-	int		 fd;
-
-	if ((d = opendir("/proc")) == NULL)
-		return -1;
-	while (found == -1 && (de = readdir(d)) != NULL) {
-		if ((pid = strtol(de->d_name, &p, 10)) <= 1 || *p != '\0')
-			continue;
-		(void)snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		n = read(fd, buf, sizeof buf - 1);
+	if (how == TRACK_MAIN &&
+	    (fd = (int)syscall(SYS_pidfd_open, r->pid, 0)) != -1 &&
+	    track_pid_start(r->pid) != r->pid_start) {
+		/* Gone between the check and the pidfd: polled, it ends. */
 		(void)close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		if ((p = strrchr(buf, ')')) == NULL || p[2] == 'Z' ||
-		    sscanf(p + 2, "%*c %*d %*d %ld", &sid) != 1 || sid != pid)
-			continue;
-		if ((id = runner_env_run_id(pid)) != NULL &&
-		    strcmp(id, run_id) == 0) {
-			found = (pid_t)pid;
-			*start = runner_pid_start(found);
-		}
-		free(id);
+		fd = -1;
 	}
-	(void)closedir(d);
-	return found;
+	if (fd != -1) {
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		r->pidfd = fd;
+		ev_io_init(&r->pidfd_w, runner_pidfd_cb, fd, EV_READ);
+		r->pidfd_w.data = r;
+		ev_io_start(runner_loop, &r->pidfd_w);
+	} else if (how == TRACK_GROUP) {
+		runner_cgroup_watch();
+		track_cgroup_follow(r);
+	} else
+		r->follow_poll = 1;
+	if (r->follow_poll) {
+		ev_timer_init(&r->poll_w, runner_poll_cb, RUNNER_POLL,
+		    RUNNER_POLL);
+		r->poll_w.data = r;
+		ev_timer_start(runner_loop, &r->poll_w);
+	}
+	runner_n++;
 }

@@ -5,14 +5,18 @@
 #ifndef TICKD_RUNNER_H
 #define TICKD_RUNNER_H
 
+#include <sys/resource.h>
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include <ev.h>
 
+#include "cgroup.h"
 #include "child.h"
 #include "log.h"
+#include "track.h"
 
 #define RUNNER_PIECE_MAX	4000	/* longest output line logged whole */
 
@@ -48,6 +52,7 @@ struct run {
 	int			 wstatus;
 	int			 spawn_failed;	/* report holds why */
 	struct child_report	 report;
+	char			*spawn_why;	/* or this, made in tickd */
 	void			*owner;		/* the server's job */
 	struct run		*next_in_job;	/* owner's list of live runs */
 	struct run		*hnext;		/* pid hash chain */
@@ -65,6 +70,12 @@ struct run {
 	int			 adopted;	/* found alive after a crash */
 	int			 pidfd;		/* adopted: exit notification */
 	ev_io			 pidfd_w;
+	int			 follow_poll;	/* adopted: polled (poll_w) */
+	ev_timer		 poll_w;
+	const struct track_ops	*track;		/* how its processes are told */
+	char			*cgroup;	/* its cgroup directory, or NULL */
+	char			 invocation[TRACK_TOKEN_LEN + 1];
+	struct track_usage	 usage;		/* once its main process ended */
 	char			*tail;		/* the last output, a ring */
 	size_t			 tail_cap;	/* output_keep: 0, none kept */
 	size_t			 tail_len;
@@ -73,31 +84,32 @@ struct run {
 
 /* What to run: prepared by the caller, copied as needed. */
 struct runner_spec {
-	const char		*command;
-	char *const		*envp;
-	const struct priv_cred	*cred;
-	const char		*workdir;
+	const char			*command;
+	char *const			*envp;
+	const struct priv_cred		*cred;
+	const char			*workdir;
+	const struct cgroup_limits	*limits;
 };
 
 typedef void (*runner_cb)(struct run *, void *);
 
-void		 runner_init(struct ev_loop *, runner_cb, runner_cb, void *);
+void		 runner_init(struct ev_loop *, runner_cb, runner_cb,
+		     void (*)(void *), void *);
 struct run	*runner_new(const char *, const char *, const char *, int64_t,
 		     int, int64_t, int64_t);
 int		 runner_spawn(struct run *, const struct runner_spec *,
 		     char **);
-void		 runner_reap(pid_t, int);
-void		 runner_signal(struct run *, int);
-size_t		 runner_count(void);
+void		 runner_reap(pid_t, int, const struct rusage *);
+size_t		 runner_busy(void);
 size_t		 runner_budget(void);
 void		 runner_free(struct run *);
 void		 runner_log_job(const struct run *, struct log_job *);
-int64_t		 runner_pid_start(pid_t);
 void		 runner_stop(struct run *, int, double);
 int		 runner_kill_tree(struct run *, int);
 void		 runner_sweep(struct run *);
-pid_t		 runner_find_marker(const char *, int64_t *);
-int		 runner_adopt(struct run *, pid_t, int64_t, char **);
+void		 runner_finish(void);
+void		 runner_release(struct run *);
+void		 runner_adopt(struct run *, enum track_alive);
 char		*runner_tail(const struct run *, size_t *);
 
 #endif /* TICKD_RUNNER_H */

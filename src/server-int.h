@@ -81,6 +81,7 @@ struct wq_item {
 	int64_t						 pid_start;
 	int64_t						 started_ms;
 	int64_t						 lateness_ms;
+	char						*cgroup; /* WQ_STARTED */
 	struct store_end				 end;
 	struct store_decision				 dec;
 	struct store_job				 job_st;
@@ -155,6 +156,7 @@ struct server {
 	struct sjob		**gone;		/* removed, processes left */
 	size_t			  ngone;
 	struct run		 *hooks;	/* on_failure commands running */
+	char			 *track_fatal;	/* an unusable [daemon] cgroup */
 	ev_periodic		  wake_w;
 	ev_io			  wake_fd_w;	/* the same moment, wake_fd */
 	ev_timer		  retry_w;	/* store trouble */
@@ -166,7 +168,7 @@ struct server {
 	ev_signal		  term_w;
 	ev_signal		  int_w;
 	ev_signal		  hup_w;
-	ev_child		  child_w;
+	ev_signal		  chld_w;
 	ev_prepare		  flush_w;
 	struct control		 *control;	/* tickctl's socket, or NULL */
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
@@ -228,7 +230,7 @@ struct server_outcome {
 int64_t	server_boot_time(void);
 int	server_can_start(const struct sjob *, int, int64_t);
 void	server_check_clock(struct server *, int64_t);
-void	server_child_cb(struct ev_loop *, ev_child *, int);
+void	server_child_cb(struct ev_loop *, ev_signal *, int);
 void	server_classify(struct server *, const struct run *, struct server_outcome *);
 void	server_clockfd_cb(struct ev_loop *, ev_io *, int);
 void	server_control_cb(int, char **, struct control_reply *, void *);

@@ -35,6 +35,7 @@
 #include "server.h"
 #include "server-int.h"
 #include "store.h"
+#include "track.h"
 #include "xmalloc.h"
 
 /* --- starting and ending runs ---------------------------------------------- */
@@ -50,6 +51,7 @@ server_env(const struct job_def *d, const struct run *r, struct envp *e)
 	jr.scheduled_at = r->scheduled_at;
 	jr.attempt = r->attempt;
 	jr.trigger = r->trigger;
+	jr.invocation = r->invocation[0] != '\0' ? r->invocation : NULL;
 	jobenv_build(d, &jr, e);
 }
 
@@ -149,11 +151,14 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	r->kill_signal = d->kill_signal;
 	r->kill_grace = (double)d->kill_grace;
 	r->tail_cap = (size_t)d->output_keep;
+	(void)snprintf(r->invocation, sizeof r->invocation, "%.32s",
+	    c->invocation);
 	server_env(d, r, &env);
 	spec.command = d->command;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	spec.limits = &d->limits;
 	r->owner = j;
 	if (runner_spawn(r, &spec, &cause) == -1) {
 		/* No process: an attempt that failed like any other. */
@@ -180,6 +185,8 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	w->pid_start = r->pid_start;
 	w->started_ms = r->started_ms;
 	w->lateness_ms = r->started_ms - r->due_ms;
+	if (r->cgroup != NULL)
+		w->cgroup = xstrdup(r->cgroup);
 }
 
 /* A run's program is executing (runner.c calls this once exec worked). */
@@ -269,9 +276,13 @@ server_classify(struct server *s, const struct run *r,
 		o->status = "failed";
 		o->reason = "spawn";
 		o->outcome = "spawn_failed";
-		(void)snprintf(o->why, sizeof o->why, "%s: %s",
-		    child_stage_name(r->report.stage),
-		    strerror(r->report.error));
+		if (r->spawn_why != NULL)
+			(void)snprintf(o->why, sizeof o->why, "%s: %s",
+			    child_stage_name(r->report.stage), r->spawn_why);
+		else
+			(void)snprintf(o->why, sizeof o->why, "%s: %s",
+			    child_stage_name(r->report.stage),
+			    strerror(r->report.error));
 		return;
 	}
 	if (WIFEXITED(st)) {
@@ -301,6 +312,12 @@ server_classify(struct server *s, const struct run *r,
 	o->failed = 1;
 	o->status = o->outcome = "failed";
 	o->reason = o->exit_status != -1 ? "exit" : "signal";
+	/* The OOM killer took a process of the attempt: its own reason. */
+	if (r->usage.oom) {
+		o->reason = o->outcome = "oom";
+		(void)strncat(o->why, ", out of memory (the kernel's OOM "
+		    "killer)", sizeof o->why - strlen(o->why) - 1);
+	}
 }
 
 /*
@@ -320,12 +337,15 @@ server_retry_plan(struct server *s, struct sjob *j, const struct run *r,
 	if (d == NULL || d->retries == 0 || s->stopping)
 		return -1;
 	if (!policy_exit_retryable(d->retry_codes, d->retry_any,
-	    o->exit_status != -1 && !r->timed_out && !r->spawn_failed ?
-	    o->exit_status : -1)) {
+	    o->exit_status != -1 && !r->timed_out && !r->spawn_failed &&
+	    !r->usage.oom ? o->exit_status : -1)) {
 		/* Only exit codes can be listed: the rest never qualify. */
 		if (r->timed_out)
 			(void)snprintf(detail, len, "a timeout is not an exit "
 			    "code in retry_on_exit: permanent");
+		else if (r->usage.oom)
+			(void)snprintf(detail, len, "an out-of-memory kill is "
+			    "not an exit code in retry_on_exit: permanent");
 		else if (r->spawn_failed)
 			(void)snprintf(detail, len, "the process could not "
 			    "start (%s), which retry_on_exit does not list: "
@@ -474,8 +494,12 @@ server_run_end(struct server *s, struct run *r, int linked)
 			}
 		}
 		server_hook_done(s, r);
+		if (r->timed_out)
+			runner_sweep(r);
+		else
+			runner_release(r);
 		runner_free(r);
-		if (s->stopping && s->nrunning == 0 && runner_count() == 0)
+		if (s->stopping && s->nrunning == 0 && runner_busy() == 0)
 			ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
@@ -485,13 +509,22 @@ server_run_end(struct server *s, struct run *r, int linked)
 			ev_timer_stop(s->loop, &s->lease_w);
 	}
 	server_classify(s, r, &o);
-	/* Stopped runs leave nothing behind, after their kill_grace. */
-	if ((r->timed_out || r->replaced || r->stopped) && !r->adopted)
-		runner_sweep(r);
+	/*
+	 * Stopped runs leave nothing behind, after their kill_grace; what
+	 * other runs leave (a daemon started on purpose) lives on, and
+	 * their cgroup goes once it is empty.
+	 */
 	runner_log_job(r, &lj);
+	if (r->timed_out || r->replaced || r->stopped)
+		runner_sweep(r);
+	else
+		runner_release(r);
 	lj.duration_ms = clock_mono_ms() - r->started_mono;
 	lj.exit_status = o.exit_status;
 	lj.signal = o.signal;
+	lj.cpu_user_us = r->usage.user_us;
+	lj.cpu_system_us = r->usage.system_us;
+	lj.mem_peak = r->usage.mem_peak;
 	detail[0] = '\0';
 	if (o.failed) {
 		server_throttle_check(s, j, 1, lj.duration_ms);
@@ -528,6 +561,10 @@ server_run_end(struct server *s, struct run *r, int linked)
 	}
 	w->tail = runner_tail(r, &w->end.tail_len);
 	w->end.tail = w->tail;
+	w->end.usage_source = r->usage.source;
+	w->end.cpu_user_us = r->usage.user_us;
+	w->end.cpu_system_us = r->usage.system_us;
+	w->end.mem_peak = r->usage.mem_peak;
 	if (r->adopted && r->timed_out)
 		(void)snprintf(detail, sizeof detail, "stopped by its timeout "
 		    "of %.0fs after it was adopted", r->timeout_secs);
@@ -589,7 +626,7 @@ server_run_end(struct server *s, struct run *r, int linked)
 	runner_free(r);
 	server_gone_check(s, j);
 	if (s->stopping) {
-		if (s->nrunning == 0 && runner_count() == 0)
+		if (s->nrunning == 0 && runner_busy() == 0)
 			ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
@@ -623,6 +660,8 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	r->owner = j;
 	r->kill_signal = d->kill_signal;
 	r->kill_grace = (double)d->kill_grace;
+	/* Its own id: never taken for one of the attempt's processes. */
+	track_token(r->invocation, sizeof r->invocation);
 	server_env(d, r, &env);
 	(void)snprintf(num, sizeof num, "%d", exit_status);
 	envp_set(&env, "TICKD_EXIT_STATUS", exit_status >= 0 ? num : "");
@@ -634,6 +673,7 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	spec.limits = &d->limits;
 	if (runner_spawn(r, &spec, &cause) == -1) {
 		struct log_job lj;
 
@@ -714,66 +754,111 @@ server_overdue_arm(struct server *s, struct sjob *j)
 /* --- recovery ------------------------------------------------------------- */
 
 /*
- * Settle an instance a previous daemon left running: adopt its process if
- * it still lives (same pid and start time), else record the attempt as
- * interrupted and let the job's recover policy decide.
+ * A job removed from the configuration that still has something of it
+ * running: kept aside (s->gone) until that ends (server_gone_check).
+ */
+static struct sjob *
+server_gone_job(struct server *s, const char *id)
+{
+	struct sjob	*j;
+	size_t		 i;
+
+	for (i = 0; i < s->ngone; i++) {
+		if (strcmp(s->gone[i]->id, id) == 0)
+			return s->gone[i];
+	}
+	j = xcalloc(1, sizeof *j);
+	j->id = xstrdup(id);
+	j->hidx = SERVER_NONE;
+	j->next_at = -1;
+	j->srv = s;
+	j->last_success = -1;
+	ev_init(&j->overdue_w, NULL);
+	s->gone = xreallocarray(s->gone, s->ngone + 1, sizeof *s->gone);
+	s->gone[s->ngone++] = j;
+	return j;
+}
+
+/*
+ * Settle an instance a previous daemon left running.  Its way of
+ * tracking (track.h) says whether it still runs: its recorded main
+ * process (same pid, start time and boot; in its cgroup), or, when the
+ * daemon died before recording the pid, its cgroup holding processes or
+ * the session leader carrying its invocation id.  A process that only
+ * carries the run's id is never taken for it.  Alive: adopted (also when
+ * its job was removed meanwhile: followed to its end, then forgotten).
+ * Else the attempt is recorded as interrupted and the job's recover
+ * policy decides.
  */
 void
 server_recover_one(const struct store_found *f, void *arg)
 {
 	struct server		*s = arg;
 	struct sjob		*j = server_job(s, f->job);
+	struct track_found	 tf;
 	struct run		*r;
 	struct wq_item		*w;
 	struct log_job		 lj = LOG_JOB_INIT;
-	char			*cause = NULL;
-	int64_t			 now_ms = clock_wall_ms(), left, start, fstart;
-	pid_t			 pid, found;
+	enum track_alive	 how = TRACK_GONE;
+	int64_t			 now_ms = clock_wall_ms(), left;
 	int			 rerun;
 
 	lj.job = f->job;
 	lj.run_id = f->run_id;
 	lj.attempt = f->attempt;
-	pid = (pid_t)f->pid;
-	start = f->pid_start;
-	if (j != NULL && (pid <= 0 || start == -1 ||
-	    runner_pid_start(pid) != start)) {
-		/* Crashed before the pid was recorded: find it by marker. */
-		if ((found = runner_find_marker(f->run_id, &fstart)) > 0) {
-			pid = found;
-			start = fstart;
-		}
-	}
-	if (j != NULL && pid > 0 && start != -1) {
-		r = runner_new(f->job, f->run_id, f->trigger, f->rowid,
-		    f->attempt, f->scheduled_at, f->scheduled_at * 1000);
-		if (runner_adopt(r, pid, start, &cause) == 0) {
-			r->owner = j;
-			r->started_ms = f->started_ms != -1 ? f->started_ms :
-			    now_ms;
-			r->started_mono = clock_mono_ms() - (now_ms -
-			    r->started_ms);
+	r = runner_new(f->job, f->run_id, f->trigger, f->rowid, f->attempt,
+	    f->scheduled_at, f->scheduled_at * 1000);
+	/* Tracked as it was started: in a cgroup, or by process group. */
+	if (f->cgroup != NULL)
+		r->track = &track_cgroup_ops;
+	else if (f->pid > 0)
+		r->track = &track_pgrp_ops;
+	(void)snprintf(r->invocation, sizeof r->invocation, "%s",
+	    f->invocation != NULL ? f->invocation : "");
+	tf.pid = f->pid > 0 ? (pid_t)f->pid : -1;
+	tf.pid_start = f->pid_start;
+	tf.boot_id = f->boot_id;
+	tf.invocation = f->invocation;
+	tf.cgroup = f->cgroup;
+	if (f->attempt > 0)
+		how = r->track->find(r, &tf);
+	if (how != TRACK_GONE) {
+		if (j == NULL || j->def == NULL)
+			j = server_gone_job(s, f->job);
+		runner_adopt(r, how);
+		r->owner = j;
+		r->started_ms = f->started_ms != -1 ? f->started_ms : now_ms;
+		r->started_mono = clock_mono_ms() - (now_ms - r->started_ms);
+		if (j->def != NULL) {
 			r->kill_signal = j->def->kill_signal;
 			r->kill_grace = (double)j->def->kill_grace;
-			r->next_in_job = j->runs;
-			j->runs = r;
-			j->nruns++;
-			s->nrunning++;
-			if (j->def->timeout > 0) {
-				left = r->started_ms + j->def->timeout * 1000 -
-				    now_ms;
-				server_timeout_arm(s, r, (double)left / 1000.0,
-				    (double)j->def->timeout);
-			}
-			lj.pid = pid;
+		}
+		r->next_in_job = j->runs;
+		j->runs = r;
+		j->nruns++;
+		s->nrunning++;
+		if (j->def != NULL && j->def->timeout > 0) {
+			left = r->started_ms + j->def->timeout * 1000 - now_ms;
+			server_timeout_arm(s, r, (double)left / 1000.0,
+			    (double)j->def->timeout);
+		}
+		lj.pid = r->pid;
+		lj.cgroup = r->cgroup;
+		if (how == TRACK_MAIN)
 			log_job(LOG_NOTICE, LOG_EV_ADOPTED, &lj, "job %s: run %s "
 			    "attempt %d outlived the previous daemon: adopted, "
-			    "pid %ld", f->job, f->run_id, f->attempt, (long)pid);
-			return;
-		}
-		free(cause);
-		runner_free(r);
+			    "pid %ld%s", f->job, f->run_id, f->attempt,
+			    (long)r->pid, j->def == NULL ? " (its job is "
+			    "removed: followed to its end)" : "");
+		else
+			log_job(LOG_NOTICE, LOG_EV_ADOPTED, &lj, "job %s: run %s "
+			    "attempt %d outlived the previous daemon: adopted, "
+			    "its cgroup %s holding processes (its main pid was "
+			    "never recorded)", f->job, f->run_id, f->attempt,
+			    r->cgroup);
+		return;
 	}
+	runner_free(r);
 	rerun = j != NULL && j->def != NULL &&
 	    j->def->recover == POLICY_RECOVER_RERUN;
 	if (f->attempt > 0) {
@@ -826,7 +911,8 @@ server_requeue_one(const struct store_found *f, void *arg)
 void
 server_meta(struct server *s)
 {
-	char buf[32];
+	const struct track_info	*ti;
+	char			 buf[64], line[512];
 
 	if (store_begin(s->store) == -1)
 		goto fail;
@@ -844,6 +930,15 @@ server_meta(struct server *s)
 	if (store_meta_set(s->store, "gid", buf) == -1 ||
 	    store_meta_set(s->store, "config", s->config_path) == -1 ||
 	    store_meta_set(s->store, "version", TICKD_VERSION) == -1)
+		goto rollback;
+	/* How jobs are tracked, and what their limits may use. */
+	ti = track_current();
+	track_describe(ti, line, sizeof line);
+	cgroup_controllers_format(ti->controllers, buf, sizeof buf);
+	if (store_meta_set(s->store, "tracking", line) == -1 ||
+	    store_meta_set(s->store, "cgroup", ti->root != NULL ? ti->root :
+	    "") == -1 || store_meta_set(s->store, "controllers",
+	    ti->ops == &track_cgroup_ops ? buf : "") == -1)
 		goto rollback;
 	if (store_commit(s->store) == -1)
 		goto fail;

@@ -31,6 +31,7 @@
 #include "server.h"
 #include "server-int.h"
 #include "store.h"
+#include "track.h"
 #include "xmalloc.h"
 
 /* --- planning -------------------------------------------------------------- */
@@ -311,6 +312,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 	struct pending		*p, **pp;
 	struct run		*r;
 	char			 detail[STORE_RUN_ID_MAX + 64];
+	char			 tok[TRACK_TOKEN_LEN + 1];
 	int			 added, claiming, inflight, rc, throttled = 0;
 
 	server_dispatch_count(dp, j, &added, &claiming);
@@ -421,6 +423,9 @@ runs:
 	if (dp->room > 0 && strcmp(trigger, "catch_up") != 0 &&
 	    (dp->force || (server_can_start(j, claiming, dp->now_mono) &&
 	    (d->overlap == POLICY_OVERLAP_ALLOW || added == claiming)))) {
+		track_token(tok, sizeof tok);
+		c.invocation = tok;
+		c.boot_id = s->boot_id;
 		if ((rc = store_run_claim(s->store, &c, &p->claimed)) == -1) {
 			free(p);
 			return -1;
@@ -988,6 +993,7 @@ server_pump_pass(struct server *s)
 	struct pending		**pp, *p, **batch = NULL;
 	struct sjob		**blocked = NULL;
 	struct store_claim	  c;
+	char			  tok[TRACK_TOKEN_LEN + 1];
 	int64_t			  now_ms = clock_wall_ms();
 	int64_t			  now_mono = clock_mono_ms();
 	size_t			  n = 0, nblocked = 0, room, i, k;
@@ -1029,6 +1035,9 @@ server_pump_pass(struct server *s)
 		c.owner = s->owner;
 		c.now_ms = now_ms;
 		c.lease_until = now_ms / 1000 + s->conf->lease;
+		track_token(tok, sizeof tok);
+		c.invocation = tok;
+		c.boot_id = s->boot_id;
 		rc = p->rowid == -1 ? store_run_claim(s->store, &c,
 		    &p->claimed) : store_run_claim_id(s->store, p->rowid, &c,
 		    &p->claimed);

@@ -37,8 +37,10 @@
  */
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +65,7 @@
 #include "server.h"
 #include "server-int.h"
 #include "store.h"
+#include "track.h"
 #include "xmalloc.h"
 
 /* --- the heap of due times ------------------------------------------------ */
@@ -292,6 +295,7 @@ server_wq_free(struct wq_item *w)
 	free(w->detail);
 	free(w->tail);
 	free(w->job);
+	free(w->cgroup);
 	free(w);
 }
 
@@ -356,7 +360,7 @@ server_wq_write(struct server *s)
 		case WQ_STARTED:
 			rc = store_attempt_started(s->store, w->rowid,
 			    w->attempt, w->pid, w->pid_start, w->started_ms,
-			    w->lateness_ms);
+			    w->lateness_ms, w->cgroup);
 			break;
 		case WQ_END:
 			rc = store_attempt_end(s->store, &w->end);
@@ -851,6 +855,9 @@ server_reload(struct server *s, struct control_reply *reply)
 	    strcmp(c->control, old->control) != 0)
 		log_warn("reload: state and control paths change only at "
 		    "restart");
+	if ((c->cgroup == NULL) != (old->cgroup == NULL) || (c->cgroup !=
+	    NULL && strcmp(c->cgroup, old->cgroup) != 0))
+		log_warn("reload: cgroup changes only at restart");
 	s->conf = c;
 	log_level = c->log_level > s->verbose ? c->log_level : s->verbose;
 	if (c->max_running != old->max_running)
@@ -999,6 +1006,19 @@ server_kill_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		(void)runner_kill_tree(r, SIGKILL);
 }
 
+/*
+ * Nothing runs any more, and no sweep is to come: while stopping, that
+ * is the end.
+ */
+static void
+server_idle(void *arg)
+{
+	struct server *s = arg;
+
+	if (s->stopping && s->nrunning == 0)
+		ev_break(s->loop, EVBREAK_ALL);
+}
+
 /* Stop every run of a job list with its kill_signal and kill_grace. */
 void
 server_stop_runs(struct sjob **jobs, size_t n)
@@ -1038,9 +1058,10 @@ server_stop(struct server *s, int sig)
 	ev_timer_stop(s->loop, &s->pend_w);
 	server_stop_runs(s->jobs, s->njobs);
 	server_stop_runs(s->gone, s->ngone);
+	runner_finish();
 	for (r = s->hooks; r != NULL; r = r->next_in_job)
 		runner_stop(r, r->kill_signal, r->kill_grace);
-	if (runner_count() == 0) {
+	if (runner_busy() == 0) {
 		ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
@@ -1070,13 +1091,31 @@ server_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	}
 }
 
+/*
+ * SIGCHLD: reap every child that ended, with its resource usage (wait4:
+ * the main process's CPU time and peak memory, the accounting of a job
+ * without a cgroup).  One signal may stand for many children.
+ */
 void
-server_child_cb(struct ev_loop *loop, ev_child *w, int revents)
+server_child_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
+	struct rusage	ru;
+	pid_t		pid;
+	int		status;
+
 	(void)loop;
+	(void)w;
 	(void)revents;
-	server_test_stop(SERVER_TEST_REAP);	/* reaped, end not queued */
-	runner_reap(w->rpid, w->rstatus);
+	for (;;) {
+		memset(&ru, 0, sizeof ru);
+		pid = wait4(-1, &status, WNOHANG, &ru);
+		if (pid == -1 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		server_test_stop(SERVER_TEST_REAP);	/* end not queued */
+		runner_reap(pid, status, &ru);
+	}
 }
 
 /*
@@ -1343,16 +1382,16 @@ server_watchers(struct server *s)
 	ev_signal_init(&s->term_w, server_signal_cb, SIGTERM);
 	ev_signal_init(&s->int_w, server_signal_cb, SIGINT);
 	ev_signal_init(&s->hup_w, server_signal_cb, SIGHUP);
-	ev_child_init(&s->child_w, server_child_cb, 0, 0);
+	ev_signal_init(&s->chld_w, server_child_cb, SIGCHLD);
 	ev_prepare_init(&s->flush_w, server_flush_cb);
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
-	s->hup_w.data = s->child_w.data = s->flush_w.data = s;
+	s->hup_w.data = s->chld_w.data = s->flush_w.data = s;
 	s->watchdog_w.data = s->clock_w.data = s->pend_w.data = s;
 	ev_signal_start(s->loop, &s->term_w);
 	ev_signal_start(s->loop, &s->int_w);
 	ev_signal_start(s->loop, &s->hup_w);
-	ev_child_start(s->loop, &s->child_w);
+	ev_signal_start(s->loop, &s->chld_w);
 	ev_prepare_start(s->loop, &s->flush_w);
 
 	/* Clock steps, reported by the kernel as soon as they happen. */
@@ -1377,6 +1416,93 @@ server_watchers(struct server *s)
 		    (double)usec / 2e6, (double)usec / 2e6);
 		ev_timer_start(s->loop, &s->watchdog_w);
 	}
+}
+
+/*
+ * What the jobs' limits may use (conf_controllers_fn): what tickd's
+ * cgroup subtree will give, seen before anything is changed
+ * (server_track sets it up once the lock is held).
+ */
+static unsigned
+server_controllers(const char *cgroup, char **tracking, void *arg)
+{
+	struct server		*s = arg;
+	struct track_info	 info;
+	char			 line[512], *why = NULL;
+	unsigned		 c;
+
+	if (track_probe(cgroup, &info, &why) == -1) {
+		s->track_fatal = why;
+		*tracking = xstrdup("an unusable cgroup");
+		return 0;
+	}
+	track_describe(&info, line, sizeof line);
+	*tracking = xstrdup(line);
+	c = info.controllers;
+	track_info_free(&info);
+	return c;
+}
+
+/* Whether the cgroup at path is an adopted run's (track_cgroup_tidy). */
+static int
+server_cgroup_adopted(const char *path, void *arg)
+{
+	struct server	*s = arg;
+	struct sjob	*j;
+	struct run	*r;
+	size_t		 i;
+
+	for (i = 0; i < s->njobs + s->ngone; i++) {
+		j = i < s->njobs ? s->jobs[i] : s->gone[i - s->njobs];
+		for (r = j->runs; r != NULL; r = r->next_in_job) {
+			if (r->cgroup != NULL && strcmp(r->cgroup, path) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Set up how attempts are tracked (track.c): their cgroup subtree, or
+ * process groups, said once; an explicit [daemon] cgroup that cannot be
+ * used stops the start.  0, or -1 (logged).
+ */
+static int
+server_track(struct server *s)
+{
+	struct track_info	 info;
+	char			 line[512], c[64], *note = NULL;
+	unsigned		 missing;
+
+	if (s->track_fatal != NULL || track_init(s->conf->cgroup, &info,
+	    &note) == -1) {
+		log_err("%s: not starting", s->track_fatal != NULL ?
+		    s->track_fatal : note);
+		free(s->track_fatal);
+		free(note);
+		return -1;
+	}
+	if (note != NULL)
+		log_warn("%s", note);
+	free(note);
+	track_describe(&info, line, sizeof line);
+	if (info.ops == &track_cgroup_ops)
+		log_notice("jobs are tracked by %s%s", line, info.moved ?
+		    "; tickd moved itself to its supervisor cgroup" : "");
+	else
+		log_warn("jobs are tracked by %s: a job's process that leaves "
+		    "its session and clears its environment escapes its "
+		    "timeout, and resource limits are not available",
+		    line);
+	/* Checked against the probe: what could not be enabled after all. */
+	if ((missing = s->conf->controllers & ~info.controllers) != 0) {
+		cgroup_controllers_format(missing, c, sizeof c);
+		log_err("cgroup %s: the %s controller%s could not be enabled: "
+		    "jobs whose limits need %s fail to start", info.root, c,
+		    strchr(c, ' ') != NULL ? "s" : "", strchr(c, ' ') != NULL ?
+		    "them" : "it");
+	}
+	return 0;
 }
 
 /* Free a job list and what hangs off it. */
@@ -1415,7 +1541,9 @@ server_main(const char *path, int verbose)
 	s->pend_tail = &s->pend;
 	s->starting = 1;
 
-	s->conf = conf_load(path, &causes);
+	/* The jobs' limits checked against what tickd's cgroup would give. */
+	s->conf = conf_load_with(path, geteuid(), getegid(),
+	    server_controllers, s, &causes);
 	server_log_causes(s->conf, &causes);
 	conf_causes_free(&causes);
 	if (s->conf == NULL) {
@@ -1441,12 +1569,22 @@ server_main(const char *path, int verbose)
 		return 1;
 	}
 	server_state_private(s->conf->state);
+	if (server_track(s) == -1) {
+		store_close(s->store);
+		conf_free(s->conf);
+		return SERVER_EXIT_CONFIG;
+	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL) == -1)
 		log_warn("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
-	s->loop = ev_default_loop(EVFLAG_AUTO);
+	/*
+	 * Not libev's default loop: that one reaps every child itself with
+	 * waitpid, and tickd wants each job's rusage (server_child_cb).
+	 */
+	s->loop = ev_loop_new(EVFLAG_AUTO);
 	if (s->loop == NULL)
 		fatalx("cannot initialise the event loop");
-	runner_init(s->loop, server_run_started, server_run_done, s);
+	runner_init(s->loop, server_run_started, server_run_done, server_idle,
+	    s);
 	s->fd_budget = runner_budget();
 	server_slots_check(s);
 	server_watchers(s);
@@ -1474,6 +1612,8 @@ server_main(const char *path, int verbose)
 	if (s->wq != NULL)
 		fatalx("store: %s: cannot record the recovery",
 		    store_error(s->store));
+	/* The cgroups of attempts that ended: removed, or watched. */
+	track_cgroup_tidy(server_cgroup_adopted, s);
 	/* Adopted runs: under our lease from now, renewed like our own. */
 	if (s->nrunning > 0) {
 		if (store_lease_take(s->store, s->owner, clock_wall_ms() /

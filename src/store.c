@@ -128,17 +128,19 @@ static const char *const store_sql[ST_COUNT] = {
 	    "(status = 'running' AND lease_until < ?7 AND owner IS NOT ?5))",
 	[ST_RUN_CLAIMED] = "SELECT id, attempts, run_id FROM runs "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3",
-	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger) "
-	    "VALUES (?1, ?2, ?3)",
+	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger, "
+	    "invocation, boot_id) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_ATTEMPT_STARTED] = "UPDATE attempts SET pid = ?3, started_at = ?4,"
-	    " lateness_ms = ?5, pid_start = ?6 WHERE run = ?1 AND attempt = ?2",
+	    " lateness_ms = ?5, pid_start = ?6, cgroup = ?7 "
+	    "WHERE run = ?1 AND attempt = ?2",
 	[ST_RUN_STARTED] = "UPDATE runs SET started_at = coalesce(started_at, "
 	    "?2) WHERE id = ?1",
 	[ST_ATTEMPT_END] = "UPDATE attempts SET finished_at = ?3, "
 	    "duration_ms = ?4, exit_status = ?5, signal = ?6, outcome = ?7, "
 	    "error = ?8, started_at = coalesce(started_at, ?9), "
-	    "lateness_ms = coalesce(lateness_ms, ?10), output_tail = ?11 "
-	    "WHERE run = ?1 AND attempt = ?2",
+	    "lateness_ms = coalesce(lateness_ms, ?10), output_tail = ?11, "
+	    "cpu_user_us = ?12, cpu_system_us = ?13, mem_peak = ?14, "
+	    "usage_source = ?15 WHERE run = ?1 AND attempt = ?2",
 	[ST_RUN_END] = "UPDATE runs SET status = ?2, reason = ?3, "
 	    "owner = NULL, lease_until = NULL, "
 	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
@@ -179,7 +181,8 @@ static const char *const store_sql[ST_COUNT] = {
 	    "ON CONFLICT DO NOTHING",
 	[ST_RUNS_FOUND] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
 	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
-	    "a.pid_start, a.started_at, r.retry_at FROM runs r "
+	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
+	    "a.cgroup FROM runs r "
 	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
 	    "WHERE r.status = ?1 ORDER BY r.scheduled_at, r.id",
 	[ST_JOB_LAST_SUCCESS] = "SELECT max(finished_at) FROM runs "
@@ -776,8 +779,12 @@ store_claimed(struct store *s, sqlite3_stmt *st, const struct store_claim *c,
 	(void)sqlite3_bind_int64(st, 1, out->rowid);
 	(void)sqlite3_bind_int(st, 2, out->attempt);
 	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
+	store_bind_text(st, 4, c->invocation);
+	store_bind_text(st, 5, c->boot_id);
 	if (store_step_done(s, st) == -1)
 		return -1;
+	(void)snprintf(out->invocation, sizeof out->invocation, "%s",
+	    c->invocation != NULL ? c->invocation : "");
 	return 1;
 }
 
@@ -829,10 +836,14 @@ store_run_claim(struct store *s, const struct store_claim *c,
 }
 
 
-/* Record that an attempt's process started (pid_start: -1 if unknown). */
+/*
+ * Record that an attempt's process started (pid_start: -1 if unknown;
+ * cgroup: its cgroup's directory, NULL for none).
+ */
 int
 store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
-    int64_t pid_start, int64_t started_ms, int64_t lateness_ms)
+    int64_t pid_start, int64_t started_ms, int64_t lateness_ms,
+    const char *cgroup)
 {
 	sqlite3_stmt *st = s->st[ST_ATTEMPT_STARTED];
 
@@ -842,6 +853,7 @@ store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
 	(void)sqlite3_bind_int64(st, 4, started_ms);
 	(void)sqlite3_bind_int64(st, 5, lateness_ms);
 	store_bind_opt(st, 6, pid_start);
+	store_bind_text(st, 7, cgroup);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	st = s->st[ST_RUN_STARTED];
@@ -872,6 +884,12 @@ store_attempt_end(struct store *s, const struct store_end *e)
 		    SQLITE_TRANSIENT);
 	else
 		(void)sqlite3_bind_null(st, 11);
+	if (e->usage_source != NULL) {
+		store_bind_opt(st, 12, e->cpu_user_us);
+		store_bind_opt(st, 13, e->cpu_system_us);
+		store_bind_opt(st, 14, e->mem_peak);
+		store_bind_text(st, 15, e->usage_source);
+	}
 	if (store_step_done(s, st) == -1)
 		return -1;
 
@@ -1142,6 +1160,9 @@ store_runs_found(struct store *s, const char *status, store_found_cb fn,
 		    -1 : sqlite3_column_int64(st, 11);
 		f.retry_at = sqlite3_column_type(st, 12) == SQLITE_NULL ?
 		    -1 : sqlite3_column_int64(st, 12);
+		f.invocation = (const char *)sqlite3_column_text(st, 13);
+		f.boot_id = (const char *)sqlite3_column_text(st, 14);
+		f.cgroup = (const char *)sqlite3_column_text(st, 15);
 		fn(&f, arg);
 	}
 	(void)sqlite3_reset(st);

@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STORE_SCHEMA_VERSION	5
+#define STORE_SCHEMA_VERSION	6
 #define STORE_RUN_ID_MAX	128
+#define STORE_TOKEN_MAX		40	/* an invocation id, a boot id */
 
 /* Per-job state the scheduler keeps across restarts. */
 struct store_job {
@@ -38,6 +39,8 @@ struct store_claim {
 	int64_t		 lease_until;	/* Unix seconds */
 	const char	*reason;	/* why it is queued */
 	const char	*detail;	/* for people, or NULL */
+	const char	*invocation;	/* the new attempt's id, or NULL */
+	const char	*boot_id;	/* the boot it is claimed in */
 };
 
 /* What a successful claim gives. */
@@ -45,6 +48,7 @@ struct store_claimed {
 	int64_t	rowid;
 	int	attempt;
 	char	run_id[STORE_RUN_ID_MAX];
+	char	invocation[STORE_TOKEN_MAX];	/* the claim's, or "" */
 };
 
 /* The end of an attempt. */
@@ -66,6 +70,10 @@ struct store_end {
 	const char	*detail;	/* for people, or NULL */
 	const void	*tail;		/* the output's end, or NULL */
 	size_t		 tail_len;
+	const char	*usage_source;	/* "cgroup", "rusage", NULL: none */
+	int64_t		 cpu_user_us;	/* -1: unknown */
+	int64_t		 cpu_system_us;
+	int64_t		 mem_peak;	/* bytes */
 };
 
 /* An instance found by its run id (replay). */
@@ -91,6 +99,9 @@ struct store_found {
 	int64_t		 pid_start;
 	int64_t		 started_ms;
 	int64_t		 retry_at;
+	const char	*invocation;	/* of the latest attempt, or NULL */
+	const char	*boot_id;
+	const char	*cgroup;
 };
 
 typedef void (*store_found_cb)(const struct store_found *, void *);
@@ -126,7 +137,7 @@ int		 store_job_put(struct store *, const char *,
 int		 store_run_claim(struct store *, const struct store_claim *,
 		     struct store_claimed *);
 int		 store_attempt_started(struct store *, int64_t, int, pid_t,
-		     int64_t, int64_t, int64_t);
+		     int64_t, int64_t, int64_t, const char *);
 int		 store_run_claim_id(struct store *, int64_t,
 		     const struct store_claim *, struct store_claimed *);
 int		 store_run_skip(struct store *, const struct store_claim *);

@@ -108,6 +108,24 @@ const char *const store_schema[] = {
 	 * the name tickctl's documentation promised, not restart.
 	 */
 	"UPDATE runs SET reason = 'lease_lost' WHERE reason = 'restart';",
+
+	/*
+	 * 5 -> 6: which processes were an attempt's, and what they used.
+	 * At the claim, before the process exists: its invocation id (the
+	 * TICKD_INVOCATION_ID a crash recovery without cgroups looks for)
+	 * and the boot (nothing of an earlier boot is adopted); at its
+	 * start, its cgroup (NULL: tracked by process group); at its end,
+	 * its CPU time and peak memory, and where they were read
+	 * ("cgroup", or "rusage": the main process alone).  A run killed
+	 * by the OOM killer says reason 'oom'.
+	 */
+	"ALTER TABLE attempts ADD COLUMN invocation TEXT;"
+	"ALTER TABLE attempts ADD COLUMN boot_id TEXT;"
+	"ALTER TABLE attempts ADD COLUMN cgroup TEXT;"
+	"ALTER TABLE attempts ADD COLUMN cpu_user_us INTEGER;"
+	"ALTER TABLE attempts ADD COLUMN cpu_system_us INTEGER;"
+	"ALTER TABLE attempts ADD COLUMN mem_peak INTEGER;"
+	"ALTER TABLE attempts ADD COLUMN usage_source TEXT;",
 };
 
 const size_t store_schema_steps = sizeof store_schema /

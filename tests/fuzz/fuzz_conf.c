@@ -214,7 +214,9 @@ fuzz_check_job(const struct job_def *d, const uint8_t *data, size_t size,
 			continue;
 		v = *(const int64_t *)(const void *)((const char *)d +
 		    k->offset);
-		FUZZ_CHECK(v >= k->min && v <= k->max, "job %s: %s = %lld "
+		/* A key without a default may be unset (limits: -1). */
+		FUZZ_CHECK((v >= k->min && v <= k->max) || (k->def == NULL &&
+		    v == CGROUP_UNSET), "job %s: %s = %lld "
 		    "outside %lld-%lld", d->id, k->name, (long long)v,
 		    (long long)k->min, (long long)k->max);
 	}

@@ -210,10 +210,11 @@ rfc3339() {
 
 # write_conf [LINE...]: write $dir/tickd.conf: [daemon] with a UTC default
 # zone, jobs in jobs.d, state in state/tickd.db, then the extra LINEs,
-# then the control socket in ctl.sock (last, so that the LINEs keep their
-# line numbers; tests never share a socket, nor take the system's
-# /run/tickd/tickd.sock).  A LINE that sets one of these keys ("state =
-# other.db") replaces its default.
+# then the control socket in ctl.sock and the test's own cgroup subtree
+# (last, so that the LINEs keep their line numbers; tests never share a
+# socket, nor take the system's /run/tickd/tickd.sock).  A LINE that sets
+# one of these keys ("state = other.db", "cgroup = none") replaces its
+# default.
 write_conf() {
 	{
 		echo "[daemon]"
@@ -224,8 +225,73 @@ write_conf() {
 			echo "$_l"
 		done
 		_wc_default "control = ctl.sock" "$@"
+		[ -z "$cgdir" ] || _wc_default "cgroup = $cgdir" "$@"
 	} >"$dir/tickd.conf"
 	chmod 644 "$dir/tickd.conf"
+}
+
+# --- cgroups ------------------------------------------------------------------
+#
+# Every daemon test runs its jobs in a cgroup v2 subtree of its own,
+# $cgdir, beside the cgroup the test runs in (tickd's way under systemd
+# with Delegate=yes), when this machine has a cgroup v2 hierarchy the
+# test may write; else $cgdir is empty and tickd falls back to process
+# groups.  TICKD_TEST_CGROUP=none runs a test in the fallback.
+
+# cg_mount: where the cgroup v2 hierarchy is mounted (mountinfo: the
+# field after " - " is the type), or nothing.
+cg_mount() {
+	sed -n 's/^[0-9]* [0-9]* [^ ]* [^ ]* \([^ ]*\) .* - cgroup2 .*/\1/p' \
+	    /proc/self/mountinfo | head -n 1
+}
+
+# cg_setup: make $cgdir, this test's cgroup subtree, if possible.
+cgdir=
+cg_setup() {
+	[ "${TICKD_TEST_CGROUP:-}" != none ] || return 0
+	_cm=$(cg_mount)
+	_cs=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	[ -n "$_cm" ] && [ -n "$_cs" ] || return 0
+	_cs=${_cs%/}
+	_cg=$_cm$_cs/tickd-test.${dir##*.}
+	mkdir "$_cg" 2>/dev/null && [ -w "$_cg/cgroup.procs" ] || {
+		rmdir "$_cg" 2>/dev/null
+		return 0
+	}
+	cgdir=$_cg
+}
+
+# cg_kill_all: kill every process in $cgdir's subtree and remove it.
+cg_kill_all() {
+	[ -n "$cgdir" ] && [ -d "$cgdir" ] || return 0
+	echo 1 >"$cgdir/cgroup.kill" 2>/dev/null
+	_ck_end=$(($(now) + 5))
+	while grep -q '^populated 1' "$cgdir/cgroup.events" 2>/dev/null &&
+	    [ "$(now)" -le "$_ck_end" ]; do
+		sleep 0.05
+	done
+	find "$cgdir" -depth -type d -exec rmdir {} + 2>/dev/null
+}
+
+# cg_delegate USER: hand $cgdir to USER, as systemd does for a unit with
+# User= and Delegate=yes (the directory and its cgroup.procs,
+# cgroup.subtree_control and cgroup.threads), and start the daemon in
+# its leaf supervisor/: a process can move its children only within a
+# subtree whose top it may write.
+cg_enter=
+cg_delegate() {
+	[ -n "$cgdir" ] || return 0
+	mkdir -p "$cgdir/supervisor"
+	chown "$1" "$cgdir" "$cgdir/cgroup.procs" \
+	    "$cgdir/cgroup.subtree_control" "$cgdir/cgroup.threads" \
+	    "$cgdir/supervisor" "$cgdir/supervisor/cgroup.procs" \
+	    "$cgdir/supervisor/cgroup.threads"
+	cg_enter=$cgdir/supervisor
+}
+
+# need_cgroup: skip the test (77) without a cgroup subtree of its own.
+need_cgroup() {
+	[ -n "$cgdir" ] || { echo "no writable cgroup v2 hierarchy here"; exit 77; }
 }
 
 # _wc_default DEFAULT [LINE...]: print DEFAULT ("key = value") unless a
@@ -261,6 +327,7 @@ setup() {
 	log=$dir/tickd.log
 	mkdir "$jobs"
 	: >"$log"
+	cg_setup
 	write_conf
 	trap cleanup EXIT
 	trap 'exit 1' INT TERM HUP
@@ -283,11 +350,18 @@ pid_alive_or_zombie() {
 # daemon_spawn [NAME=VALUE...]: start tickd on $dir/tickd.conf in the
 # background (with the given extra environment, and through the command
 # $tickd_wrap if set, e.g. setpriv), stderr appended to $log; do not wait.
+# With cg_enter set (cg_delegate), tickd starts in that cgroup.
 tickd_wrap=
 daemon_spawn() {
 	# shellcheck disable=SC2086
-	env "$@" $tickd_wrap "$TICKD" -c "$dir/tickd.conf" \
-	    --log-target=stderr 2>>"$log" &
+	if [ -n "$cg_enter" ]; then
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg_enter" \
+		    env "$@" $tickd_wrap "$TICKD" -c "$dir/tickd.conf" \
+		    --log-target=stderr 2>>"$log" &
+	else
+		env "$@" $tickd_wrap "$TICKD" -c "$dir/tickd.conf" \
+		    --log-target=stderr 2>>"$log" &
+	fi
 	tickd_pid=$!
 }
 
@@ -360,6 +434,7 @@ cleanup() {
 		wait "$tickd_pid" 2>/dev/null
 	fi
 	[ -n "${dir:-}" ] && kill_groups
+	cg_kill_all
 	if [ "$_rc" -ne 0 ] && [ -s "${log:-/nonexistent}" ]; then
 		echo "--- last 50 lines of $log:" >&2
 		tail -n 50 "$log" | cut -c 1-300 >&2

@@ -471,9 +471,15 @@ done
 expect_match "env: the comment lines" "$(head -n 2 "$dir/env.ctl")" \
     "# job envjob, instance envjob@$(rfc3339 "$t_env") (attempt 1, trigger schedule)
 # runs /bin/sh -c COMMAND as * in *, with exactly this environment:"
-# The shell adds PWD; the order is the shell's.
-expect_eq "env: what the job got" "$(grep -v '^PWD=' "$dir/env.out" | sort)" \
-    "$(grep -v '^#' "$dir/env.ctl" | sort)"
+# The shell adds PWD; the order is the shell's; the invocation id is new
+# for each attempt (tickctl env says so in its place).
+expect_eq "env: what the job got" "$(grep -v '^PWD=\|^TICKD_INVOCATION_ID=' \
+    "$dir/env.out" | sort)" "$(grep -v '^#\|^TICKD_INVOCATION_ID=' \
+    "$dir/env.ctl" | sort)"
+expect_eq "env: an invocation id" "$(grep -c \
+    '^TICKD_INVOCATION_ID=[0-9a-f]\{32\}$' "$dir/env.out")" 1
+expect_eq "env: tickd env's invocation id" "$(grep '^TICKD_INVOCATION_ID=' \
+    "$dir/env.ctl")" "TICKD_INVOCATION_ID=random-128-bit-id-per-attempt"
 expect_json "env --json" job run_id scheduled_at attempt trigger user workdir \
     environment <"$dir/env.json"
 expect_eq "env --json = env" "$(jpy 'o["environment"]' <"$dir/env.json")" \

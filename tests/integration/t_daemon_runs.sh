@@ -134,6 +134,12 @@ for id in $(sql "SELECT run_id FROM runs WHERE job = 'envjob' AND
 	    "$(rfc3339 "$at")"
 	expect_eq "$id: TICKD_ATTEMPT" "$(e TICKD_ATTEMPT)" 1
 	expect_eq "$id: TICKD_TRIGGER" "$(e TICKD_TRIGGER)" schedule
+	expect_match "$id: TICKD_INVOCATION_ID, 128 random bits" \
+	    "$(e TICKD_INVOCATION_ID)" \
+	    "$(printf '[0-9a-f]%.0s' $(seq 32))"
+	expect_eq "$id: its invocation id, recorded at the claim" \
+	    "$(e TICKD_INVOCATION_ID)" "$(sql "SELECT a.invocation FROM
+	    attempts a JOIN runs r ON a.run = r.id WHERE r.run_id = '$id'")"
 	expect_eq "$id: HOME" "$(e HOME)" "$root_home"
 	expect_eq "$id: USER" "$(e USER)" root
 	expect_eq "$id: LOGNAME" "$(e LOGNAME)" root
@@ -149,7 +155,7 @@ for id in $(sql "SELECT run_id FROM runs WHERE job = 'envjob' AND
 	# Nothing else: no TICKD_TEST_LEAK, no NOTIFY_SOCKET, no LD_*.  The
 	# shell adds PWD.
 	expect_eq "$id: variables" "$(cut -d= -f1 "$d/env" | sort | tr '\n' ' ')" \
-	    "EQ FIRST GREETING HOME LOGNAME PATH PWD SECOND SHELL THIRD TICKD_ATTEMPT TICKD_JOB TICKD_RUN_ID TICKD_SCHEDULED_AT TICKD_TRIGGER USER "
+	    "EQ FIRST GREETING HOME LOGNAME PATH PWD SECOND SHELL THIRD TICKD_ATTEMPT TICKD_INVOCATION_ID TICKD_JOB TICKD_RUN_ID TICKD_SCHEDULED_AT TICKD_TRIGGER USER "
 	expect_eq "$id: stdin" "$(cat "$d/stdin")" /dev/null
 	# ls itself holds one descriptor open on /proc/self/fd.
 	expect_eq "$id: descriptors" "$(grep -cvxE '[012]' "$d/fds")" 1

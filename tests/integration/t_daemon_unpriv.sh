@@ -17,6 +17,7 @@ nobody_home=$(getent passwd nobody | cut -d: -f6)
 chmod 755 "$dir"
 mkdir "$dir/state" "$dir/w"
 chown nobody "$dir/state" "$dir/w"
+cg_delegate nobody
 # The control socket where nobody may create it.
 write_conf "control = state/ctl.sock"
 write_job me.job <<'EOF2'

@@ -167,6 +167,7 @@ else
 		done
 	} | write_job nproc.job
 	tickd_wrap="unshare -m sh $dir/asuser.sh"
+	cg_delegate "$fp_uid"
 	daemon_start
 	tickd_wrap=
 	expect_eq "1: tickd runs as tickd-fp" "$(stat -c %u "/proc/$tickd_pid")" "$fp_uid"
@@ -259,9 +260,11 @@ command = echo "\$TICKD_RUN_ID" >> @DIR@/e3.out
 EOF2
 }
 # The limit that leaves idle tickd one run's pipes: stdout and stderr,
-# and a status pipe where the child is forked (runner.c: ASan builds).
+# and a status pipe where the child is forked (runner.c: ASan builds),
+# and with a cgroup its cgroup.procs, which the child joins by.
 per_run=4
 ! grep -qa __asan_init "$TICKD" || per_run=6
+[ -z "$cgdir" ] || per_run=$((per_run + 1))
 fd_jobs $(($(now) + 100000))
 daemon_start
 nofile=0

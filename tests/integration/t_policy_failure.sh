@@ -18,7 +18,7 @@ sleeper zz-ovbhook
 
 t_start=$(now)
 t0=$((t_start + 2 + slow))
-hook='on_failure = env | grep "^TICKD_" | sort > @DIR@/hook.$TICKD_JOB.$TICKD_STATUS; echo "$TICKD_STATUS $TICKD_RUN_ID" >> @DIR@/hook.$TICKD_JOB'
+hook='on_failure = env | grep "^TICKD_" | grep -v "^TICKD_INVOCATION_ID=" | sort > @DIR@/hook.$TICKD_JOB.$TICKD_STATUS; echo "$TICKD_STATUS $TICKD_RUN_ID" >> @DIR@/hook.$TICKD_JOB'
 write_job failure.job <<EOF2
 [ff]
 schedule = $(at_cron "$t0")

@@ -15,7 +15,7 @@
 setup
 
 t0=$(($(now) + 2 + slow))
-hook='on_failure = env | grep "^TICKD_" | sort > @DIR@/hook.$TICKD_JOB; echo "$TICKD_RUN_ID" >> @DIR@/hook.$TICKD_JOB.count'
+hook='on_failure = env | grep "^TICKD_" | grep -v "^TICKD_INVOCATION_ID=" | sort > @DIR@/hook.$TICKD_JOB; echo "$TICKD_RUN_ID" >> @DIR@/hook.$TICKD_JOB.count'
 rec='echo "$TICKD_RUN_ID $TICKD_ATTEMPT $TICKD_TRIGGER" >> @DIR@/$TICKD_JOB.out'
 write_job retry.job <<EOF2
 # 75, 75, then 3: permanent.

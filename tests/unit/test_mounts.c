@@ -66,6 +66,57 @@ static const struct {
 	{ "/dev/shm", 1 },
 };
 
+/* Where the cgroup v2 hierarchy is: mount point and the root it shows. */
+static const struct {
+	const char	*name;
+	const char	*text;
+	const char	*point;		/* NULL: none found */
+	const char	*root;
+} cg2_cases[] = {
+	{ "unified",
+	    "25 22 0:23 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 "
+	    "cgroup2 rw,nsdelegate\n", "/sys/fs/cgroup", "/" },
+	{ "hybrid, beside v1 controllers",
+	    "30 22 0:27 / /sys/fs/cgroup rw - tmpfs tmpfs rw,mode=755\n"
+	    "31 30 0:28 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+	    "40 30 0:37 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
+	    "/sys/fs/cgroup/unified", "/" },
+	{ "a container's subtree, optional fields",
+	    "800 700 0:30 /docker/abc /sys/fs/cgroup ro,nosuid shared:9 "
+	    "master:4 - cgroup2 cgroup rw\n", "/sys/fs/cgroup", "/docker/abc" },
+	{ "escaped mount point",
+	    "1 0 0:1 / /cg\\040v2 rw - cgroup2 none rw\n", "/cg v2", "/" },
+	{ "v1 only", "31 30 0:28 / /sys/fs/cgroup/cpu rw - cgroup cgroup "
+	    "rw,cpu\n", NULL, NULL },
+	{ "a type that only starts like it",
+	    "1 0 0:1 / /x rw - cgroup2x none rw\n", NULL, NULL },
+	{ "empty", "", NULL, NULL },
+};
+
+static void
+test_cgroup2(void)
+{
+	char	*point, *root;
+	size_t	 i;
+
+	for (i = 0; i < sizeof cg2_cases / sizeof cg2_cases[0]; i++) {
+		T_RUN(cg2_cases[i].name);
+		point = root = NULL;
+		if (cg2_cases[i].point == NULL) {
+			T_EQ_INT(mounts_cgroup2(cg2_cases[i].text, &point,
+			    &root), -1);
+			continue;
+		}
+		if (!T_EQ_INT(mounts_cgroup2(cg2_cases[i].text, &point,
+		    &root), 0))
+			continue;
+		T_EQ_STR(point, cg2_cases[i].point);
+		T_EQ_STR(root, cg2_cases[i].root);
+		free(point);
+		free(root);
+	}
+}
+
 int
 main(void)
 {
@@ -106,5 +157,7 @@ main(void)
 	T_EQ_INT(mounts_local(&m, "/"), 0);
 	mounts_free(&m);
 	mounts_free(&m);	/* twice is harmless */
+
+	test_cgroup2();
 	return t_done();
 }

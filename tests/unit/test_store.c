@@ -161,6 +161,11 @@ claim_at(struct store *s, const char *job, int64_t when, const char *origin,
 	c.owner = owner;
 	c.now_ms = now_ms;
 	c.lease_until = lease_until;
+	/* A second owner's claims carry an invocation id and a boot. */
+	if (strcmp(owner, "owner-2") == 0) {
+		c.invocation = "0123456789abcdef0123456789abcdef";
+		c.boot_id = "boot-2";
+	}
 	memset(out, 0, sizeof *out);
 	if (store_begin(s) == -1)
 		return -9;
@@ -184,7 +189,7 @@ claim(struct store *s, const char *job, int64_t when, const char *origin,
 }
 
 static const struct sql_check schema_checks[] = {
-	{ "PRAGMA user_version", "5" },
+	{ "PRAGMA user_version", "6" },
 	{ "PRAGMA journal_mode", "wal" },
 	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
 	    "sqlite_master WHERE type = 'table' ORDER BY name)",
@@ -249,12 +254,12 @@ test_open(void)
 	if ((s = fresh(path, sizeof path)) == NULL)
 		return;
 	store_close(s);
-	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 6"), 0);
+	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 7"), 0);
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
-	(void)snprintf(want, sizeof want, "%s: schema version 6 is newer than "
-	    "this tickd understands (5): downgrade is not supported", path);
+	(void)snprintf(want, sizeof want, "%s: schema version 7 is newer than "
+	    "this tickd understands (6): downgrade is not supported", path);
 	T_EQ_STR(cause, want);
 	free(cause);
 	store_close(s);
@@ -585,7 +590,8 @@ found_num(char *buf, size_t len, int64_t v, int64_t base)
  * Collect found instances (FOUND_BUFSZ bytes at arg), separated by blanks,
  * as "job@at/origin/trigger/status/reason/attempt/pid/pid_start/started/
  * retry_at" with at - T0 in seconds, started and retry_at - NOW_MS in ms,
- * "-" for none; the run id must be the one of (job, at, origin).
+ * "-" for none, then "/invocation/boot/cgroup" when the attempt has an
+ * invocation id; the run id must be the one of (job, at, origin).
  */
 static void
 collect_found(const struct store_found *f, void *arg)
@@ -604,6 +610,10 @@ collect_found(const struct store_found *f, void *arg)
 	    "%s%s@%" PRId64 "/%s/%s/%s/%s/%d/%s/%s/%s/%s", *buf ? " " : "",
 	    f->job, f->scheduled_at - T0, f->origin, f->trigger, f->status,
 	    f->reason != NULL ? f->reason : "-", f->attempt, pid, ps, st, ra);
+	if (f->invocation != NULL)
+		(void)snprintf(buf + strlen(buf), FOUND_BUFSZ - strlen(buf),
+		    "/%s/%s/%s", f->invocation, f->boot_id != NULL ?
+		    f->boot_id : "-", f->cgroup != NULL ? f->cgroup : "-");
 }
 
 /* store_runs_found of one status into buf (FOUND_BUFSZ); its result. */
@@ -816,7 +826,7 @@ test_attempts(void)
 			T_EQ_INT(store_attempt_started(s, cl.rowid,
 			    cl.attempt, ec->pid, ec->pid_start,
 			    ec->started_ms != -1 ? ec->started_ms : NOW_MS,
-			    ec->lateness_ms), 0);
+			    ec->lateness_ms, NULL), 0);
 			T_EQ_INT(store_commit(s), 0);
 		}
 		memset(&e, 0, sizeof e);
@@ -1153,7 +1163,7 @@ make_instance(struct store *s, const char *path, const char *job,
 	    strcmp(state, "retrying") == 0 ||
 	    strcmp(state, "interrupted") == 0) {
 		if (store_begin(s) == -1 || store_attempt_started(s, cl.rowid,
-		    cl.attempt, 1000, 42, NOW_MS, 0) == -1 ||
+		    cl.attempt, 1000, 42, NOW_MS, 0, NULL) == -1 ||
 		    store_commit(s) == -1)
 			rc = -1;
 		if (rc == 0 && strcmp(state, "retrying") == 0)
@@ -1211,7 +1221,7 @@ static const char *const v1_rows =
     "  'coalesced', 1805000000, 1805003600, 2, 8);";
 
 static const struct sql_check migrate_checks[] = {
-	{ "PRAGMA user_version", "5" },
+	{ "PRAGMA user_version", "6" },
 	/* The old rows, intact. */
 	{ "SELECT group_concat(id || ' ' || run_id || ' ' || status || ' ' || "
 	    "attempts || ' ' || coalesce(owner, 'NULL') || ' ' || "
@@ -1330,7 +1340,8 @@ struct found_case {
 static const struct found_case found_cases[] = {
 	/* Oldest first, ties by row; the newest attempt of each. */
 	{ "running", "run1@0/schedule/schedule/running/-/1/4242/987654321/10/- "
-	    "run3@0/schedule/schedule/running/-/2/200/-/60000/- "
+	    "run3@0/schedule/schedule/running/-/2/200/-/60000/-/"
+	    "0123456789abcdef0123456789abcdef/boot-2//cg/run3.2 "
 	    "run2@60/schedule/schedule/running/-/1/-/-/-/-" },
 	{ "queued", "q0@0/schedule/schedule/queued/overlap/0/-/-/-/- "
 	    "q1@120/schedule/schedule/queued/max_running/0/-/-/-/-" },
@@ -1359,16 +1370,17 @@ test_found(void)
 	/* Running: started, never started, and claimed twice. */
 	T_EQ_INT(claim(s, "run1", T0, "schedule", "owner-1", &cl), 1);
 	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 4242,
-	    987654321, NOW_MS + 10, 10), 0);
+	    987654321, NOW_MS + 10, 10, NULL), 0);
 	T_EQ_INT(claim(s, "run2", T0 + 60, "schedule", "owner-1", &cl), 1);
 	T_EQ_INT(claim(s, "run3", T0, "schedule", "owner-1", &cl), 1);
 	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 100, 1,
-	    NOW_MS, 0), 0);
+	    NOW_MS, 0, NULL), 0);
 	T_EQ_INT(claim_at(s, "run3", T0, "schedule", "owner-2",
 	    (T0 + 61) * 1000, T0 + 120, &cl), 1);
 	T_EQ_INT(cl.attempt, 2);
+	T_EQ_STR(cl.invocation, "0123456789abcdef0123456789abcdef");
 	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 200, -1,
-	    NOW_MS + 60000, 0), 0);
+	    NOW_MS + 60000, 0, "/cg/run3.2"), 0);
 	/* Queued, the newer first. */
 	memset(&c, 0, sizeof c);
 	c.job = "q1";
@@ -1387,13 +1399,13 @@ test_found(void)
 	/* Retrying. */
 	T_EQ_INT(claim(s, "retry", T0, "schedule", "owner-1", &cl), 1);
 	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 77, 5,
-	    NOW_MS, 0), 0);
+	    NOW_MS, 0, NULL), 0);
 	T_EQ_INT(end_attempt(s, cl.rowid, 1, "retrying", "exit", 75, NOW_MS,
 	    NOW_MS + 500, NOW_MS + 30000), 0);
 	/* Interrupted: one started, one (manual) never started. */
 	T_EQ_INT(claim(s, "intr", T0 + 60, "schedule", "owner-1", &cl), 1);
 	T_EQ_INT(store_attempt_started(s, cl.rowid, cl.attempt, 88, 6,
-	    NOW_MS + 5, 0), 0);
+	    NOW_MS + 5, 0, NULL), 0);
 	T_EQ_INT(end_attempt(s, cl.rowid, 1, "interrupted", "daemon stopped",
 	    -1, NOW_MS + 5, NOW_MS + 900, -1), 0);
 	T_EQ_INT(claim(s, "intr", T0, "manual", "owner-1", &cl), 1);
@@ -1595,7 +1607,8 @@ test_retry(void)
 		return;
 	T_EQ_INT(claim(s, "r", T0, "schedule", "owner-1", &cl), 1);
 	rowid = cl.rowid;
-	T_EQ_INT(store_attempt_started(s, rowid, 1, 10, 11, NOW_MS, 0), 0);
+	T_EQ_INT(store_attempt_started(s, rowid, 1, 10, 11, NOW_MS, 0, NULL),
+	    0);
 	memset(&e, 0, sizeof e);
 	e.rowid = rowid;
 	e.attempt = 1;
@@ -1640,7 +1653,7 @@ test_retry(void)
 
 	T_RUN("retry: the second attempt succeeds");
 	T_EQ_INT(store_attempt_started(s, rowid, 2, 20, 21, NOW_MS + 31000,
-	    31000), 0);
+	    31000, NULL), 0);
 	T_EQ_INT(found(s, "running", buf), 0);
 	T_EQ_STR(buf, "r@0/schedule/retry/running/-/2/20/21/31000/-");
 	e.attempt = 2;
@@ -2402,6 +2415,80 @@ cleanup(void)
 		(void)printf("warning: %s not removed\n", tmpdir);
 }
 
+/*
+ * Which processes an attempt had, and what they used: the invocation id
+ * and boot at the claim, the cgroup at the start, the usage at the end;
+ * an end without usage leaves those columns NULL.
+ */
+static const struct sql_check usage_checks[] = {
+	{ "SELECT invocation || ' ' || boot_id || ' ' || cgroup || ' ' || "
+	    "cpu_user_us || ' ' || cpu_system_us || ' ' || mem_peak || ' ' || "
+	    "usage_source || ' ' || outcome FROM attempts WHERE run = 1",
+	    "00112233445566778899aabbccddeeff b-1 /cg/u@1.1 1500 250 "
+	    "41943040 cgroup oom" },
+	{ "SELECT reason FROM runs WHERE id = 1", "oom" },
+	{ "SELECT coalesce(cpu_user_us, 'NULL') || ' ' || coalesce(mem_peak, "
+	    "'NULL') || ' ' || coalesce(usage_source, 'NULL') FROM attempts "
+	    "WHERE run = 2", "NULL NULL NULL" },
+	{ NULL, NULL },
+};
+
+static void
+test_usage(void)
+{
+	struct store		*s;
+	struct store_claimed	 cl;
+	struct store_claim	 c;
+	struct store_end	 e;
+	char			 path[256];
+	int			 i;
+
+	T_RUN("usage");
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		memset(&c, 0, sizeof c);
+		c.job = i == 0 ? "u" : "v";
+		c.scheduled_at = T0;
+		c.origin = "schedule";
+		c.trigger = "schedule";
+		c.owner = "o";
+		c.now_ms = NOW_MS;
+		c.lease_until = T0 + 60;
+		c.invocation = i == 0 ? "00112233445566778899aabbccddeeff" :
+		    NULL;
+		c.boot_id = "b-1";
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_run_claim(s, &c, &cl), 1);
+		T_EQ_STR(cl.invocation, i == 0 ?
+		    "00112233445566778899aabbccddeeff" : "");
+		T_EQ_INT(store_attempt_started(s, cl.rowid, 1, 99, 7, NOW_MS, 0,
+		    i == 0 ? "/cg/u@1.1" : NULL), 0);
+		memset(&e, 0, sizeof e);
+		e.rowid = cl.rowid;
+		e.attempt = 1;
+		e.status = "failed";
+		e.reason = i == 0 ? "oom" : "exit";
+		e.outcome = i == 0 ? "oom" : "failed";
+		e.started_ms = NOW_MS;
+		e.finished_ms = NOW_MS + 10;
+		e.duration_ms = 10;
+		e.exit_status = -1;
+		e.signal = 9;
+		e.retry_at = -1;
+		if (i == 0) {
+			e.usage_source = "cgroup";
+			e.cpu_user_us = 1500;
+			e.cpu_system_us = 250;
+			e.mem_peak = 40 * 1024 * 1024;
+		}
+		T_EQ_INT(store_attempt_end(s, &e), 0);
+		T_EQ_INT(store_commit(s), 0);
+	}
+	check_sql(path, usage_checks, 4);
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -2416,6 +2503,7 @@ main(void)
 	test_claim();
 	test_queue();
 	test_attempts();
+	test_usage();
 	test_found();
 	test_claim_id();
 	test_retry();

@@ -143,7 +143,7 @@ add_inst(struct store *s, const struct inst *in)
 	ok = store_run_claim(s, &c, &out) == 1 &&
 	    store_attempt_started(s, out.rowid, out.attempt,
 	    strcmp(in->outcome, "running") == 0 ? 4242 : 1000 + (int)in->at,
-	    -1, start, in->late) == 0;
+	    -1, start, in->late, NULL) == 0;
 	if (!ok || strcmp(in->outcome, "running") == 0)
 		goto commit;
 	if (strcmp(in->outcome, "dead") == 0) {
@@ -153,7 +153,7 @@ add_inst(struct store *s, const struct inst *in)
 		claim_init(&c, in->job, in->at, "retry", start + 10000);
 		ok = ok && store_run_claim_id(s, out.rowid, &c, &out) == 1 &&
 		    store_attempt_started(s, out.rowid, out.attempt, 2000, -1,
-		    start + 10000, 10000 + in->late) == 0 &&
+		    start + 10000, 10000 + in->late, NULL) == 0 &&
 		    end_attempt(s, out.rowid, 2, "dead", "exit", "failed",
 		    start + 10000, 4000, 1, -1, -1) == 0;
 		goto commit;
