@@ -2039,7 +2039,7 @@ conf_system_zone(const char **from)
 }
 
 /*
- * conf_load, conf_reload, conf_load_as and conf_load_with: the load for a
+ * conf_load, conf_reload and conf_load_with: the load for a
  * daemon as uid; fn (or prev's answer) says what its jobs' limits may
  * use.
  */
@@ -2125,7 +2125,7 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 		if (prev->tracking != NULL)
 			c->tracking = xstrdup(prev->tracking);
 	} else if (fn != NULL) {
-		c->controllers = fn(c->cgroup, &c->tracking, arg);
+		c->controllers = fn(c, &c->tracking, arg);
 		c->controllers_known = 1;
 	}
 	conf_load_jobs_dir(c, prev, causes);
@@ -2156,9 +2156,12 @@ conf_load(const char *path, struct conf_causes *causes)
 }
 
 /*
- * conf_load_as, checking the jobs' resource limits against what fn says
- * tickd can enforce (conf_controllers_fn).  A conf_reload of the result
- * keeps that answer.
+ * conf_load as a daemon running as uid/gid would: files must be root's
+ * or uid's, and only root's jobs may name any user; a job naming none
+ * runs as uid (tickctl checks the configuration as the daemon that wrote
+ * the store runs).  The jobs' resource limits are checked against what
+ * fn says tickd can enforce (conf_controllers_fn; NULL: not checked).  A
+ * conf_reload of the result keeps that answer.
  */
 struct conf *
 conf_load_with(const char *path, uid_t uid, gid_t gid, conf_controllers_fn fn,
@@ -2176,19 +2179,6 @@ conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
 {
 	return conf_read_all(path, prev, geteuid(), getegid(), NULL, NULL,
 	    causes);
-}
-
-/*
- * conf_load as a daemon running as uid/gid would: files must be root's
- * or uid's, and only root's jobs may name any user; a job naming none
- * runs as uid.  tickctl checks the configuration as the daemon that wrote the
- * store runs.
- */
-struct conf *
-conf_load_as(const char *path, uid_t uid, gid_t gid,
-    struct conf_causes *causes)
-{
-	return conf_read_all(path, NULL, uid, gid, NULL, NULL, causes);
 }
 
 /*

@@ -98,15 +98,18 @@ struct job_def {
 	int			 on_failure_line; /* messages about them */
 };
 
+struct conf;
+
 /*
- * What tickd can enforce, asked once per daemon by the loader when it has
- * read [daemon] cgroup (the value, NULL for the default): the controllers
- * the jobs' limits may use, and in *where an allocated line saying what
- * the processes are tracked by ("cgroup /sys/fs/cgroup/x (controllers:
- * cpu pids)" or "process groups (why)").  tickd sets up its cgroup in it;
- * tickctl asks the running daemon's record.
+ * What tickd can enforce, asked once per load by the loader when it has
+ * read [daemon] (cgroup, state): the controllers the jobs' limits may
+ * use, and in *tracking an allocated line saying what the processes are
+ * tracked by ("cgroup /sys/fs/cgroup/x (controllers: cpu pids)" or
+ * "process groups (why)").  tickd probes its cgroup; tickd -n and tickctl
+ * take what the daemon recorded in the store, or probe.
  */
-typedef unsigned	(*conf_controllers_fn)(const char *, char **, void *);
+typedef unsigned	(*conf_controllers_fn)(const struct conf *, char **,
+			    void *);
 
 /* A job file as loaded, for the next reload to take unread. */
 struct conf_file {
@@ -159,7 +162,6 @@ struct conf {
 
 struct conf	*conf_load(const char *, struct conf_causes *);
 struct conf	*conf_reload(const char *, struct conf *, struct conf_causes *);
-struct conf	*conf_load_as(const char *, uid_t, gid_t, struct conf_causes *);
 struct conf	*conf_load_with(const char *, uid_t, gid_t, conf_controllers_fn,
 		     void *, struct conf_causes *);
 void		 conf_free(struct conf *);

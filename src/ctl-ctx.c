@@ -117,8 +117,8 @@ ctl_ctx_conf_as_daemon(struct ctl_ctx *ctx)
 	ctx->as_gid = (gid_t)g;
 	conf_free(ctx->conf);
 	conf_causes_free(&ctx->causes);
-	ctx->conf = conf_load_as(ctx->config, ctx->as_uid, ctx->as_gid,
-	    &ctx->causes);
+	ctx->conf = conf_load_with(ctx->config, ctx->as_uid, ctx->as_gid,
+	    store_query_controllers, NULL, &ctx->causes);
 out:
 	free(uid);
 	free(gid);
@@ -134,7 +134,9 @@ ctl_ctx_conf_quiet(struct ctl_ctx *ctx)
 {
 	if (!ctx->conf_tried) {
 		ctx->conf_tried = 1;
-		ctx->conf = conf_load(ctx->config, &ctx->causes);
+		/* The jobs' limits against what the daemon can enforce. */
+		ctx->conf = conf_load_with(ctx->config, geteuid(), getegid(),
+		    store_query_controllers, NULL, &ctx->causes);
 		ctl_ctx_conf_as_daemon(ctx);
 	}
 	return ctx->conf;

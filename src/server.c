@@ -1424,14 +1424,14 @@ server_watchers(struct server *s)
  * (server_track sets it up once the lock is held).
  */
 static unsigned
-server_controllers(const char *cgroup, char **tracking, void *arg)
+server_controllers(const struct conf *conf, char **tracking, void *arg)
 {
 	struct server		*s = arg;
 	struct track_info	 info;
 	char			 line[512], *why = NULL;
 	unsigned		 c;
 
-	if (track_probe(cgroup, &info, &why) == -1) {
+	if (track_probe(conf->cgroup, &info, &why) == -1) {
 		s->track_fatal = why;
 		*tracking = xstrdup("an unusable cgroup");
 		return 0;

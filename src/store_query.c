@@ -38,7 +38,9 @@
 
 #include <sqlite3.h>
 
+#include "conf.h"
 #include "store_query.h"
+#include "track.h"
 #include "xmalloc.h"
 
 #define SQ_BUSY_MS	2000	/* longest wait for a lock */
@@ -416,6 +418,33 @@ store_query_meta(struct store_query *q, const char *key, char **value,
 	}
 	(void)sqlite3_finalize(st);
 	return *value != NULL;
+}
+
+/*
+ * What the jobs' limits of conf c may use, for tickd -n and tickctl
+ * (conf_controllers_fn): what the daemon recorded in c's state at its
+ * last start, or, without a record, what a daemon started here would
+ * have (track_controllers).
+ */
+unsigned
+store_query_controllers(const struct conf *c, char **tracking, void *arg)
+{
+	struct store_query	*q;
+	char			*rec = NULL, *ctl = NULL, *cause = NULL;
+	unsigned		 mask;
+
+	(void)arg;
+	if (access(c->state, F_OK) == 0 &&
+	    (q = store_query_open(c->state, &cause)) != NULL) {
+		if (store_query_meta(q, "tracking", &rec, &cause) == 1)
+			(void)store_query_meta(q, "controllers", &ctl, &cause);
+		store_query_close(q);
+	}
+	mask = track_controllers(c->cgroup, rec, ctl, tracking);
+	free(rec);
+	free(ctl);
+	free(cause);
+	return mask;
 }
 
 /*

@@ -28,6 +28,8 @@
 #include "conf.h"
 #include "log.h"
 #include "server.h"
+#include "store_query.h"
+#include "track.h"
 
 #define TICKD_TRIM_THRESHOLD	(16 * 1024 * 1024)	/* see main */
 #define TICKD_MMAP_THRESHOLD	(1024 * 1024)
@@ -37,11 +39,14 @@ tickd_usage(FILE *f)
 {
 	(void)fprintf(f, "usage: tickd [-n] [-v] [-c FILE] "
 	    "[--log-target journal|stderr|auto]\n"
+	    "       tickd --release-cgroup [-c FILE]\n"
 	    "       tickd --version | --help\n"
 	    "  -c, --config FILE     configuration (default %s)\n"
 	    "  -n, --check           validate the configuration and exit\n"
 	    "      --log-target T    journal, stderr or auto (default)\n"
-	    "  -v, --verbose         log everything (debug)\n",
+	    "  -v, --verbose         log everything (debug)\n"
+	    "      --release-cgroup  for the unit's ExecStopPost=: stop\n"
+	    "                        passing controllers down tickd's cgroup\n",
 	    CONF_DEFAULT_PATH);
 }
 
@@ -68,7 +73,9 @@ tickd_check(const char *path)
 	size_t			 i;
 	int			 rc;
 
-	c = conf_load(path, &causes);
+	/* Limits checked against what the daemon recorded it can enforce. */
+	c = conf_load_with(path, geteuid(), getegid(),
+	    store_query_controllers, NULL, &causes);
 	for (i = 0; i < causes.n; i++)
 		(void)fprintf(stderr, "%s\n", causes.v[i]);
 	if (c == NULL) {
@@ -86,8 +93,37 @@ tickd_check(const char *path)
 		else
 			(void)printf("%s: %zu jobs valid, %zu problems\n",
 			    path, c->njobs, causes.n);
+		if (c->tracking != NULL)
+			(void)printf("jobs are tracked by %s\n", c->tracking);
 		rc = causes.n > 0 ? 1 : 0;
 	}
+	conf_causes_free(&causes);
+	conf_free(c);
+	return rc;
+}
+
+/*
+ * --release-cgroup, the unit's ExecStopPost=: disable the controllers
+ * tickd's cgroup passes down, so that systemd can start the next tickd
+ * in it while jobs of the last one still run (track_release_cgroup).
+ * Exit status 0, or 1 with a message.
+ */
+static int
+tickd_release(const char *path)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct conf		*c;
+	char			*cause = NULL;
+	int			 rc = 0;
+
+	/* The [daemon] cgroup key only: a bad job file is no matter here. */
+	c = conf_load(path, &causes);
+	if (track_release_cgroup(c != NULL ? c->cgroup : NULL,
+	    &cause) == -1) {
+		(void)fprintf(stderr, "tickd: --release-cgroup: %s\n", cause);
+		rc = 1;
+	}
+	free(cause);
 	conf_causes_free(&causes);
 	conf_free(c);
 	return rc;
@@ -103,11 +139,12 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "release-cgroup", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char	*config = CONF_DEFAULT_PATH;
 	enum log_target	 target = LOG_TARGET_AUTO;
-	int		 ch, check = 0, verbose = LOG_ERR;
+	int		 ch, check = 0, release = 0, verbose = LOG_ERR;
 
 	while ((ch = getopt_long(argc, argv, "c:nvhV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -134,6 +171,9 @@ main(int argc, char **argv)
 		case 'V':
 			(void)printf("tickd %s\n", TICKD_VERSION);
 			return 0;
+		case 'R':
+			release = 1;
+			break;
 		default:
 			tickd_usage(stderr);
 			return 2;
@@ -148,6 +188,8 @@ main(int argc, char **argv)
 	tickd_stdio();
 	if (check)
 		return tickd_check(config);
+	if (release)
+		return tickd_release(config);
 	(void)signal(SIGPIPE, SIG_IGN);
 	/*
 	 * A write past RLIMIT_FSIZE fails with EFBIG, which the store

@@ -419,6 +419,37 @@ track_same_boot(const char *boot_id)
 	    track_boot[0] == '\0' || strcmp(boot_id, track_boot) == 0;
 }
 
+/*
+ * What the jobs' limits may use, for a tool that is not the daemon
+ * (tickd -n, tickctl): what the daemon recorded at its last start
+ * (recorded: its "tracking" line, controllers: its words; NULL when
+ * there is no record), or, without a record, what a daemon started here
+ * would have (track_probe).  *tracking gets the line to show.
+ */
+unsigned
+track_controllers(const char *cgroup, const char *recorded,
+    const char *controllers, char **tracking)
+{
+	struct track_info	 info;
+	char			 line[512], *why = NULL;
+	unsigned		 c;
+
+	if (recorded != NULL && recorded[0] != '\0') {
+		*tracking = xstrdup(recorded);
+		return controllers != NULL ?
+		    cgroup_controllers_parse(controllers) : 0;
+	}
+	if (track_probe(cgroup, &info, &why) == -1) {
+		*tracking = why;
+		return 0;
+	}
+	track_describe(&info, line, sizeof line);
+	*tracking = xasprintf("%s, if tickd is started here", line);
+	c = info.controllers;
+	track_info_free(&info);
+	return c;
+}
+
 /* The daemon's choice (track_init), or NULL before it. */
 const struct track_info *
 track_current(void)

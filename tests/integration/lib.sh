@@ -45,6 +45,12 @@ expect_match() {
 	esac
 }
 
+# first TEXT: the first line of TEXT (tickd -n's summary; its second line
+# says how the jobs are tracked).
+first() {
+	printf '%s\n' "$1" | head -n 1
+}
+
 # run_cmd CMD...: runs CMD, sets $out, $err and $rc.
 run_cmd() {
 	_o=$(mktemp) _e=$(mktemp)

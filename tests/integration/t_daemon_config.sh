@@ -89,7 +89,7 @@ $c/b.job:1: [dup]: duplicate job id (also defined at $c/a.job:31)
 $c/b.job:11: environment: \"1BAD=x\" is not NAME=value
 $c/b.job:12: environment: \"NOEQUALS\" is not NAME=value
 $c/c.job:4: syntax error: expected [section], key = value, or a comment"
-expect_eq "--check bad: summary" "$out" "$dir/check.conf: 2 jobs valid, 11 problems"
+expect_eq "--check bad: summary" "$(first "$out")" "$dir/check.conf: 2 jobs valid, 11 problems"
 
 # A good configuration.
 rm "$dir"/check.d/*
@@ -108,7 +108,11 @@ chmod 644 "$dir/check.d/good.job"
 run_cmd "$TICKD" --check -c "$dir/check.conf"
 expect_eq "--check good: exit" "$rc" 0
 expect_eq "--check good: stderr" "$err" ""
-expect_eq "--check good" "$out" "$dir/check.conf: 2 jobs valid, 0 problems"
+expect_eq "--check good" "$(first "$out")" "$dir/check.conf: 2 jobs valid, 0 problems"
+# How the jobs are tracked: no daemon recorded it, so what one started
+# here (where it has no cgroup key) would get.
+expect_match "--check good: tracking" "$(printf '%s\n' "$out" | sed 1d)" \
+    "jobs are tracked by *, if tickd is started here"
 
 # An invalid tickd.conf: --check says so, the daemon does not start.
 write_conf "colour = blue"
@@ -136,7 +140,7 @@ write_conf
 
 # --- options --------------------------------------------------------------------
 run_cmd "$TICKD" -n --config="$dir/check.conf"
-expect_eq "-n --config=FILE" "$rc|$out" "0|$dir/check.conf: 2 jobs valid, 0 problems"
+expect_eq "-n --config=FILE" "$rc|$(first "$out")" "0|$dir/check.conf: 2 jobs valid, 0 problems"
 run_cmd "$TICKD" --check --config "$dir/check.conf"
 expect_eq "--check --config FILE" "$rc" 0
 run_cmd "$TICKD" --check -c "$dir/nonexistent.conf"

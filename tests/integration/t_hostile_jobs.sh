@@ -69,7 +69,7 @@ try() {
 	run_cmd timeout 60 "$TICKD" -n -c "$dir/tickd.conf"
 	expect_eq "$_what: tickd -n: problems" "$err" "$_want"
 	expect_eq "$_what: tickd -n: exit" "$rc" "$([ "$_n" -gt 0 ] && echo 1 || echo 0)"
-	[ -z "${3:-}" ] || expect_eq "$_what: tickd -n: summary" "$out" \
+	[ -z "${3:-}" ] || expect_eq "$_what: tickd -n: summary" "$(first "$out")" \
 	    "$dir/tickd.conf: $3 jobs valid, $_n problems"
 	# tickctl reload: the daemon's own list of problems.
 	_r=$(reloads)
@@ -462,7 +462,7 @@ chmod 644 "$jobs"/j*.job
 t0=$(now_ms)
 run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 t1=$(now_ms)
-expect_eq "5,000 files: tickd -n" "$rc|$out" "0|$dir/tickd.conf: 5002 jobs valid, 0 problems"
+expect_eq "5,000 files: tickd -n" "$rc|$(first "$out")" "0|$dir/tickd.conf: 5002 jobs valid, 0 problems"
 run_cmd ctl reload
 t2=$(now_ms)
 expect_eq "5,000 files: tickctl reload" "$rc|$out" "0|reloaded: 5002 jobs"

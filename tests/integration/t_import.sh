@@ -19,7 +19,7 @@ expect_match "bad entry commented out with its reason" "$out" \
 expect_match "MAILTO noted" "$out" "*# MAILTO=ops@example.com: tickd sends no mail*"
 run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 expect_eq "converted user crontab is valid: exit" "$rc" 0
-expect_match "converted user crontab: six jobs" "$out" "*: 6 jobs valid, 0 problems"
+expect_match "converted user crontab: six jobs" "$(first "$out")" "*: 6 jobs valid, 0 problems"
 for id in u-1 u-2 u-3 u-5 u-6; do
 	expect_eq "$id: timezone" "$("$TICKCTL" -c "$dir/tickd.conf" --json \
 	    status "$id" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["timezone"])')" \
@@ -70,7 +70,7 @@ expect_eq "cron.d files: exit" "$rc" 0
 printf '%s\n' "$out" > "$dir/jobs.d/crond.job"
 run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 expect_eq "converted cron.d files are valid: exit" "$rc" 0
-expect_match "converted cron.d files: seven jobs" "$out" "*: 7 jobs valid, 0 problems"
+expect_match "converted cron.d files: seven jobs" "$(first "$out")" "*: 7 jobs valid, 0 problems"
 job() { sed -n "/^\[$1\]/,/^\$/p" "$dir/jobs.d/crond.job"; }
 expect_eq "certbot: the job" "$(job d-1)" "[d-1]
 schedule = 0 */12 * * *

@@ -81,7 +81,7 @@ done
 TICKD=$root/usr/sbin/tickd TICKCTL=$root/usr/bin/tickctl
 run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 expect_eq "installed tickd -n: exit" "$rc" 0
-expect_eq "installed tickd -n: every example valid" "$out" \
+expect_eq "installed tickd -n: every example valid" "$(first "$out")" \
     "$dir/tickd.conf: 5 jobs valid, 0 problems"
 expect_eq "installed tickd -n: nothing on stderr" "$err" ""
 daemon_start
@@ -139,7 +139,7 @@ sed -i -e "s|^state = .*|state = $dir/optstate/tickd.db|" \
 cp "$opt/etc/tickd/jobs.d/heartbeat.job.example" \
     "$opt/etc/tickd/jobs.d/heartbeat.job"
 run_cmd "$opt/usr/sbin/tickd" -n
-expect_eq "SYSCONFDIR=$opt/etc: installed tickd -n without -c" "$out" \
+expect_eq "SYSCONFDIR=$opt/etc: installed tickd -n without -c" "$(first "$out")" \
     "$opt/etc/tickd/tickd.conf: 1 jobs valid, 0 problems"
 run_cmd "$opt/usr/bin/tickctl" list
 expect_match "SYSCONFDIR=$opt/etc: installed tickctl list without -c" \

@@ -162,7 +162,7 @@ expect_eq "tickd -n: the refusal first" "$(printf '%s\n' "$err" | head -n 1)" \
 soft_checks=1
 expect_eq "tickd -n: the warnings" "$(printf '%s\n' "$err" | sed -n '2,$p')" \
     "$(printf '%s\n' "$warnings" | sed 's/^/warning: /')"
-expect_eq "tickd -n: summary" "$out" \
+expect_eq "tickd -n: summary" "$(first "$out")" \
     "$dir/tickd.conf: 13 jobs valid, 1 problems, 10 warnings"
 soft_checks=0
 

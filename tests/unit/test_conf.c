@@ -506,6 +506,50 @@ static const struct conf_case conf_cases[] = {
 		"64k, 1M)" },
 	    "k64|m1", "m2|huge|huger|unit", "", { { NULL, NULL, NULL } } },
 
+	/* Resource limits: systemd's units and forms, and their bounds. */
+	{ "limits: values", 0, NULL, 0, NULL, { { "lim.job",
+	    PJ("all", "memory_max = 2G\nmemory_high = 1536M\n"	/* 4 */
+		"cpu_weight = 20\ncpu_max = 12.5%\ntasks_max = 64\n"
+		"io_weight = 10000")
+	    PJ("inf", "memory_max = infinity\ntasks_max = infinity") /* 13 */
+	    PJ("twocpu", "cpu_max = 250%")				/* 18 */
+	    PJ("mem0", "memory_max = 0")				/* 22 */
+	    PJ("memunit", "memory_max = 2Q")			/* 26 */
+	    PJ("mempct", "memory_max = 150%")			/* 30 */
+	    PJ("cpu0", "cpu_max = 0%")				/* 34 */
+	    PJ("cpunopct", "cpu_max = 50")				/* 38 */
+	    PJ("cpu3dec", "cpu_max = 1.234%")			/* 42 */
+	    PJ("weight0", "cpu_weight = 0")				/* 46 */
+	    PJ("weightbig", "io_weight = 10001")			/* 50 */
+	    PJ("tasksfrac", "tasks_max = 1.5")			/* 54 */
+	    PJ("taskshuge", "tasks_max = 9999999")			/* 58 */
+	    PJ("neg", "memory_high = -1") } },			/* 62 */
+	    0, {
+	    "$J/lim.job:22: memory_max: \"0\" is out of range (1 to infinity)",
+	    "$J/lim.job:26: memory_max: \"2Q\" is not a size (512M, 2G), a "
+		"percentage of the memory (50%) or infinity",
+	    "$J/lim.job:30: memory_max: \"150%\": a percentage must be above "
+		"0% and at most 100%",
+	    "$J/lim.job:34: cpu_max: \"0%\" is not a percentage of one CPU "
+		"above 0% (50%, 150%, 12.5%)",
+	    "$J/lim.job:38: cpu_max: \"50\" is not a percentage of one CPU "
+		"above 0% (50%, 150%, 12.5%)",
+	    "$J/lim.job:42: cpu_max: \"1.234%\" is not a percentage of one "
+		"CPU above 0% (50%, 150%, 12.5%)",
+	    "$J/lim.job:46: cpu_weight: \"0\" is out of range 1-10000",
+	    "$J/lim.job:50: io_weight: \"10001\" is out of range 1-10000",
+	    "$J/lim.job:54: tasks_max: \"1.5\" is not a number, a percentage "
+		"of the system's limit (10%) or infinity",
+	    "$J/lim.job:58: tasks_max: \"9999999\" is out of range (1 to "
+		"4194304)",
+	    "$J/lim.job:62: memory_high: \"-1\" is not a size (512M, 2G), a "
+		"percentage of the memory (50%) or infinity" },
+	    "all|inf|twocpu", "mem0|memunit|mempct|cpu0|cpunopct|cpu3dec|"
+	    "weight0|weightbig|tasksfrac|taskshuge|neg", "",
+	    { { "all", "limits", "2147483648 1610612736 20 1250 64 10000" },
+	      { "inf", "limits", "inf - - - inf -" },
+	      { "twocpu", "limits", "- - - 25000 - -" } } },
+
 	/* The bounds of each policy number; all causes of a job. */
 	{ "policy bounds", 0, NULL, 0, NULL, { { "pr.job",
 	    PJ("grace0", "misfire_grace = 0")			/* 4 */
@@ -1074,6 +1118,30 @@ static const struct conf_case conf_cases[] = {
 	    "", "", "", { { NULL } } },
 };
 
+/*
+ * A limit tickd cannot enforce makes the job invalid, with the line
+ * of its key; "infinity" needs no controller; a job without limits
+ * needs none.  (Loaded as if tickd had only cpu and pids.)
+ */
+#define PJ(id, kv)	"[" id "]\nschedule = @hourly\ncommand = true\n" kv "\n"
+static const struct conf_case limits_case = {
+	"limits: controllers", 0, NULL, 0, NULL, { { "ctl.job",
+	    PJ("mem", "cpu_max = 50%\nmemory_max = 1G")		/* 4 */
+	    PJ("io", "io_weight = 20")				/* 9 */
+	    PJ("ok", "cpu_weight = 5\ntasks_max = 10\n"		/* 13 */
+		"memory_high = infinity")
+	    PJ("none", "") } },					/* 20 */
+	    0, {
+	    "$J/ctl.job:5: memory_max: needs the memory controller, which "
+		"tickd does not have: jobs are tracked by cgroup /cg (controllers: "
+		"cpu pids) (tickd(8), CGROUPS)",
+	    "$J/ctl.job:9: io_weight: needs the io controller, which tickd "
+		"does not have: jobs are tracked by cgroup /cg (controllers: "
+		"cpu pids) (tickd(8), CGROUPS)" },
+	    "none|ok", "mem|io", "", { { NULL, "controllers", "1 9 cgroup /cg "
+	    "(controllers: cpu pids)" } } };
+#undef PJ
+
 static char	 tmpdir[] = "/tmp/tickd-test-conf.XXXXXX";
 static char	 zonedir[PATH_MAX];
 static int	 is_root;
@@ -1321,6 +1389,10 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 			return join(c->ignored, c->nignored, NULL);
 		else if (strcmp(f, "warnings") == 0)
 			return join(c->warnings.v, c->warnings.n, NULL);
+		else if (strcmp(f, "controllers") == 0)
+			(void)snprintf(out, sizeof out, "%d %u %s",
+			    c->controllers_known, c->controllers,
+			    c->tracking != NULL ? c->tracking : "-");
 		else
 			(void)snprintf(out, sizeof out, "unknown field %s", f);
 		return strdup(out);
@@ -1393,7 +1465,22 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 		(void)snprintf(out, sizeof out, "%d", d->kill_signal);
 	else if ((n = num_field(d, f)) != NULL)
 		(void)snprintf(out, sizeof out, "%lld", (long long)*n);
-	else if (strcmp(f, "cmdlen") == 0)
+	else if (strcmp(f, "limits") == 0) {
+		const int64_t *l = &d->limits.memory_max;
+		size_t off = 0;
+
+		/* The six, in the order of struct cgroup_limits. */
+		for (i = 0; i < 6; i++) {
+			if (l[i] == CGROUP_UNSET || l[i] == CGROUP_INFINITY)
+				off += (size_t)snprintf(out + off,
+				    sizeof out - off, "%s%s", i > 0 ? " " : "",
+				    l[i] == CGROUP_UNSET ? "-" : "inf");
+			else
+				off += (size_t)snprintf(out + off,
+				    sizeof out - off, "%s%lld", i > 0 ? " " : "",
+				    (long long)l[i]);
+		}
+	} else if (strcmp(f, "cmdlen") == 0)
 		(void)snprintf(out, sizeof out, "%zu", strlen(S(d->command)));
 	else if (strcmp(f, "desclen") == 0)
 		(void)snprintf(out, sizeof out, "%zu",
@@ -1435,8 +1522,22 @@ print_causes(const struct conf_causes *causes)
 }
 
 /* Write a case's tree, load it, compare everything. */
+/* The controllers tickd has in limits_case (conf_controllers_fn). */
+static unsigned
+case_controllers(const struct conf *c, char **tracking, void *arg)
+{
+	(void)c;
+	(void)arg;
+	*tracking = strdup("cgroup /cg (controllers: cpu pids)");
+	return CGROUP_CPU | CGROUP_PIDS;
+}
+
+/*
+ * Run a case: load its tree (checking the jobs' limits against
+ * case_controllers with limits) and compare.
+ */
 static void
-conf_run(const struct conf_case *cc, size_t idx)
+conf_run(const struct conf_case *cc, size_t idx, int limits)
 {
 	struct conf_causes	 causes = { NULL, 0 };
 	struct conf		*c;
@@ -1459,7 +1560,11 @@ conf_run(const struct conf_case *cc, size_t idx)
 	(void)snprintf(path, sizeof path, "%s/tickd.conf", dir);
 	(void)snprintf(jobsdir, sizeof jobsdir, "%s/jobs.d/", dir);
 	(void)setenv("TZ", cc->tz != NULL ? cc->tz : "UTC", 1);
-	c = conf_load(path, &causes);
+	if (limits)
+		c = conf_load_with(path, geteuid(), getegid(),
+		    case_controllers, NULL, &causes);
+	else
+		c = conf_load(path, &causes);
 	(void)setenv("TZ", "UTC", 1);
 
 	T_EQ_INT(c == NULL, cc->null);
@@ -1908,7 +2013,8 @@ main(void)
 	is_root = geteuid() == 0;
 
 	for (i = 0; i < sizeof conf_cases / sizeof conf_cases[0]; i++)
-		conf_run(&conf_cases[i], i);
+		conf_run(&conf_cases[i], i, 0);
+	conf_run(&limits_case, i, 1);
 	test_hashes();
 	test_keep();
 	test_keep_dup();
