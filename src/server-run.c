@@ -800,6 +800,7 @@ server_recover_one(const struct store_found *f, void *arg)
 	struct wq_item		*w;
 	struct log_job		 lj = LOG_JOB_INIT;
 	enum track_alive	 how = TRACK_GONE;
+	char			*cause = NULL;
 	int64_t			 now_ms = clock_wall_ms(), left;
 	int			 rerun;
 
@@ -844,6 +845,15 @@ server_recover_one(const struct store_found *f, void *arg)
 		}
 		lj.pid = r->pid;
 		lj.cgroup = r->cgroup;
+		/* Its limits, as the job defines them now. */
+		if (j->def != NULL && r->track->limit(r, &j->def->limits,
+		    &cause) == -1) {
+			log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: run %s: "
+			    "its limits could not be written again: %s",
+			    f->job, f->run_id, cause);
+			free(cause);
+			cause = NULL;
+		}
 		if (how == TRACK_MAIN)
 			log_job(LOG_NOTICE, LOG_EV_ADOPTED, &lj, "job %s: run %s "
 			    "attempt %d outlived the previous daemon: adopted, "

@@ -486,6 +486,28 @@ track_cgroup_tidy(int (*known)(const char *, void *), void *arg)
 	(void)closedir(d);
 }
 
+/*
+ * Write the job's limits into an adopted attempt's cgroup: the daemon
+ * before this one may have stopped passing the controllers down
+ * (tickd --release-cgroup), which took the limits with them.
+ */
+static int
+cg_limit(struct run *r, const struct cgroup_limits *l, char **cause)
+{
+	const struct track_info	*ti = track_current();
+	int			 dfd, rc;
+
+	if (r->cgroup == NULL || (dfd = cg_open(r->cgroup)) == -1) {
+		*cause = xasprintf("cgroup %s: %s", r->cgroup != NULL ?
+		    r->cgroup : "(none)", strerror(errno));
+		return -1;
+	}
+	rc = cgroup_limits_write(dfd, l, ti != NULL ? ti->controllers : 0,
+	    cause);
+	(void)close(dfd);
+	return rc;
+}
+
 const struct track_ops track_cgroup_ops = {
 	"cgroup",
 	cg_prepare,
@@ -495,4 +517,5 @@ const struct track_ops track_cgroup_ops = {
 	cg_release,
 	cg_find,
 	cg_populated,
+	cg_limit,
 };

@@ -328,6 +328,15 @@ pgrp_populated(const struct run *r)
 	    start == r->pid_start;
 }
 
+/* No limits without a cgroup (conf refuses a job that sets one). */
+static int
+pgrp_limit(struct run *r, const struct cgroup_limits *l, char **cause)
+{
+	int join = -1;
+
+	return pgrp_prepare(r, l, &join, cause);
+}
+
 const struct track_ops track_pgrp_ops = {
 	"process group",
 	pgrp_prepare,
@@ -337,4 +346,5 @@ const struct track_ops track_pgrp_ops = {
 	pgrp_release,
 	pgrp_find_alive,
 	pgrp_populated,
+	pgrp_limit,
 };

@@ -70,6 +70,9 @@ struct track_ops {
 	enum track_alive (*find)(struct run *, const struct track_found *);
 	/* Whether processes of the attempt remain. */
 	int		(*populated)(const struct run *);
+	/* Write the job's limits anew (an adopted attempt); 0 or -1. */
+	int		(*limit)(struct run *, const struct cgroup_limits *,
+			    char **);
 };
 
 extern const struct track_ops	track_cgroup_ops;
