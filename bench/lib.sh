@@ -156,6 +156,9 @@ write_conf() {
 		echo 'state = state/tickd.db'
 		echo "control = $_bld/tickd.sock"
 		echo 'timezone = UTC'
+		# CGROUP=PATH or none: where the jobs are tracked (default:
+		# where tickd starts; in a root cgroup, process groups).
+		[ -z "${CGROUP:-}" ] || echo "cgroup = $CGROUP"
 		for _bll in "$@"; do echo "$_bll"; done
 	} > "$_bld/tickd.conf"
 }

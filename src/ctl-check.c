@@ -25,9 +25,12 @@
  * them), and names in jobs_dir that are not job files and are ignored.
  *
  * Output: a first line "OK: ...", "WARNING: ..." or "CRITICAL: ..." with
- * the counts, then one line per finding; warnings begin "warning: ".
- * JSON: the summary object (status, problems, warnings, jobs), then one
- * object per finding (severity, kind, job, message).
+ * the counts, then one line per finding; warnings begin "warning: ";
+ * last, how the daemon tracks jobs and which cgroup controllers their
+ * limits may use ("jobs are tracked by cgroup DIR (controllers: ...)" or
+ * "... by process groups (why)"), as it recorded them.
+ * JSON: the summary object (status, problems, warnings, jobs, tracking),
+ * then one object per finding (severity, kind, job, message).
  *
  * DIAGNOSTICS: usage errors exit 2; everything found is output, not an
  * error message.
@@ -240,6 +243,7 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_json_int(&j, "jobs", (int64_t)njobs);
 		ctl_json_bool(&j, "strict", strict);
 		ctl_json_int(&j, "as_uid", (int64_t)ctx->as_uid);
+		ctl_json_str(&j, "tracking", c != NULL ? c->tracking : NULL);
 		ctl_json_close(&j);
 		(void)ctl_json_print(&j);
 		for (i = 0; i < f.n; i++) {
@@ -263,6 +267,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			    "warning: ", vis);
 			free(vis);
 		}
+		if (c != NULL && c->tracking != NULL)
+			(void)printf("jobs are tracked by %s\n", c->tracking);
 	}
 	for (i = 0; i < f.n; i++) {
 		free(f.v[i].kind);

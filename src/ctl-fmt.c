@@ -170,6 +170,50 @@ ctl_fmt_ms(int64_t ms, char *buf, size_t len)
 	}
 }
 
+/*
+ * CPU time in microseconds for people: "0.4ms" below a millisecond,
+ * else as ctl_fmt_ms; -1 is "-".
+ */
+void
+ctl_fmt_cpu(int64_t us, char *buf, size_t len)
+{
+	if (us >= 0 && us < 1000)
+		(void)snprintf(buf, len, "0.%lldms", (long long)(us / 100));
+	else
+		ctl_fmt_ms(us == -1 ? -1 : us / 1000, buf, len);
+}
+
+/*
+ * A size in bytes for people, in powers of 1024 as the limits take them:
+ * "812K", "45.2M", "1.5G" (truncated); -1 is "-".
+ */
+void
+ctl_fmt_bytes(int64_t b, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	int64_t	scale = 1024;
+	int	u = 0;
+
+	if (b < 0) {
+		(void)snprintf(buf, len, "-");
+		return;
+	}
+	if (b < 1024) {
+		(void)snprintf(buf, len, "%lldB", (long long)b);
+		return;
+	}
+	while (b / scale >= 1024 && u < 5) {
+		scale *= 1024;
+		u++;
+	}
+	if (b / scale >= 100)
+		(void)snprintf(buf, len, "%lld%c", (long long)(b / scale),
+		    units[u]);
+	else
+		(void)snprintf(buf, len, "%lld.%lld%c", (long long)(b / scale),
+		    (long long)(b % scale * 10 / scale), units[u]);
+}
+
 /* A lateness in milliseconds with its sign: "+1.2s", "-300ms"; -1: "-". */
 void
 ctl_fmt_lateness(int64_t ms, char *buf, size_t len)

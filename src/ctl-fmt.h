@@ -28,6 +28,8 @@ void	 ctl_table_free(struct ctl_table *);
 size_t	 ctl_fmt_width(const char *);
 
 void	 ctl_fmt_ms(int64_t, char *, size_t);
+void	 ctl_fmt_cpu(int64_t, char *, size_t);
+void	 ctl_fmt_bytes(int64_t, char *, size_t);
 void	 ctl_fmt_lateness(int64_t, char *, size_t);
 void	 ctl_fmt_local(int64_t, const struct tz *, char *, size_t);
 void	 ctl_fmt_utc(int64_t, char *, size_t);

@@ -18,6 +18,13 @@
  *   tickd_lateness_max_seconds{job}
  *   tickd_duration_seconds{job,quantile} summary: execution time
  *   tickd_duration_max_seconds{job}
+ *   tickd_cpu_seconds{job,quantile}   summary: an attempt's CPU time
+ *   tickd_cpu_max_seconds{job}
+ *   tickd_memory_peak_bytes{job,quantile} summary: its peak memory
+ *   tickd_memory_peak_max_bytes{job}
+ *   tickd_failed_total{job,reason}    failed and dead instances, per
+ *                                     reason (exit, signal, timeout,
+ *                                     spawn, oom, ...)
  *   tickd_last_success_timestamp_seconds{job}
  *   tickd_next_run_timestamp_seconds{job}
  *
@@ -32,6 +39,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +93,21 @@ ctl_metrics_family(const char *name, const char *type, const char *help)
 	(void)printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* Microseconds as seconds, exactly: "1.234567". */
+static void
+ctl_metrics_usecs(int64_t us, char *buf, size_t len)
+{
+	(void)snprintf(buf, len, "%lld.%06lld", (long long)(us / 1000000),
+	    (long long)(us % 1000000));
+}
+
+/* A count of bytes. */
+static void
+ctl_metrics_bytes(int64_t b, char *buf, size_t len)
+{
+	(void)snprintf(buf, len, "%lld", (long long)b);
+}
+
 /* Milliseconds as seconds, exactly: "1.234", "-0.005". */
 static void
 ctl_metrics_secs(int64_t ms, char *buf, size_t len)
@@ -112,11 +135,28 @@ ctl_metrics_sample(const char *name, const char *job, const char *lname,
 	free(v);
 }
 
+/* The sorted values of a summary, and their count. */
+struct ctl_metrics_values {
+	size_t		  offset;	/* of the array in the stats */
+	size_t		  count;	/* of its length */
+	void		(*fmt)(int64_t, char *, size_t);
+};
+
+/* The values of one job for a summary (count in *n). */
+static const int64_t *
+ctl_metrics_pick(const struct store_query_stats *s,
+    const struct ctl_metrics_values *mv, size_t *n)
+{
+	*n = *(const size_t *)(const void *)((const char *)s + mv->count);
+	return *(int64_t *const *)(const void *)((const char *)s +
+	    mv->offset);
+}
+
 /* A summary family over sorted values per job, with its max gauge. */
 static void
 ctl_metrics_summary(const char *name, const char *help, const char *maxname,
     const char *maxhelp, const struct store_query_stats *v, size_t n,
-    int lateness, const int *qs, size_t nqs)
+    const struct ctl_metrics_values *mv, const int *qs, size_t nqs)
 {
 	const int64_t	*x;
 	char		 val[32], qv[16];
@@ -127,9 +167,8 @@ ctl_metrics_summary(const char *name, const char *help, const char *maxname,
 
 	ctl_metrics_family(name, "summary", help);
 	for (i = 0; i < n; i++) {
-		x = lateness ? v[i].lateness : v[i].duration;
-		cnt = lateness ? v[i].nlateness : v[i].nduration;
-		if (cnt == 0)
+		if ((x = ctl_metrics_pick(&v[i], mv, &cnt)) == NULL ||
+		    cnt == 0)
 			continue;
 		for (k = 0; k < nqs; k++) {
 			if (qs[k] % 10 == 0)
@@ -137,13 +176,13 @@ ctl_metrics_summary(const char *name, const char *help, const char *maxname,
 				    qs[k] / 10);
 			else
 				(void)snprintf(qv, sizeof qv, "0.%02d", qs[k]);
-			ctl_metrics_secs(store_query_percentile(x, cnt, qs[k]),
-			    val, sizeof val);
+			mv->fmt(store_query_percentile(x, cnt, qs[k]), val,
+			    sizeof val);
 			ctl_metrics_sample(name, v[i].job, "quantile", qv, val);
 		}
 		for (sum = 0, k = 0; k < cnt; k++)
 			sum += x[k];
-		ctl_metrics_secs(sum, val, sizeof val);
+		mv->fmt(sum, val, sizeof val);
 		ctl_metrics_sample(sname, v[i].job, NULL, NULL, val);
 		(void)snprintf(val, sizeof val, "%zu", cnt);
 		ctl_metrics_sample(cname, v[i].job, NULL, NULL, val);
@@ -152,14 +191,26 @@ ctl_metrics_summary(const char *name, const char *help, const char *maxname,
 	free(cname);
 	ctl_metrics_family(maxname, "gauge", maxhelp);
 	for (i = 0; i < n; i++) {
-		x = lateness ? v[i].lateness : v[i].duration;
-		cnt = lateness ? v[i].nlateness : v[i].nduration;
-		if (cnt == 0)
+		if ((x = ctl_metrics_pick(&v[i], mv, &cnt)) == NULL ||
+		    cnt == 0)
 			continue;
-		ctl_metrics_secs(x[cnt - 1], val, sizeof val);
+		mv->fmt(x[cnt - 1], val, sizeof val);
 		ctl_metrics_sample(maxname, v[i].job, NULL, NULL, val);
 	}
 }
+
+#define CTL_METRICS_VALUES(a, n, f) \
+	{ offsetof(struct store_query_stats, a), \
+	  offsetof(struct store_query_stats, n), f }
+
+static const struct ctl_metrics_values ctl_metrics_lateness =
+    CTL_METRICS_VALUES(lateness, nlateness, ctl_metrics_secs);
+static const struct ctl_metrics_values ctl_metrics_duration =
+    CTL_METRICS_VALUES(duration, nduration, ctl_metrics_secs);
+static const struct ctl_metrics_values ctl_metrics_cpu =
+    CTL_METRICS_VALUES(cpu_us, ncpu, ctl_metrics_usecs);
+static const struct ctl_metrics_values ctl_metrics_mem =
+    CTL_METRICS_VALUES(mem_peak, nmem, ctl_metrics_bytes);
 
 /* tickctl metrics: read everything, then write each metric family. */
 static int
@@ -175,11 +226,13 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	const struct ctl_daemon		*dm;
 	struct store_query_stats	*st = NULL;
 	struct store_query_count	*runs = NULL, *skips = NULL;
+	struct store_query_count	*fails = NULL;
 	struct store_query		*q;
 	struct ctl_job_view		*views = NULL;
 	struct conf			*c;
 	char				*cause = NULL, val[32];
 	size_t				 nst = 0, nruns = 0, nskips = 0;
+	size_t				 nfails = 0;
 	size_t				 nviews = 0, i, k, count;
 	int64_t				 since = -1;
 	int				 ch, rc = CTL_EXIT_OK;
@@ -224,8 +277,10 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_job_view_bad(c->bad_ids[i], c->bad_where[i],
 		    &views[nviews]);
 	if (q != NULL && (store_query_stats(q, NULL, since, &st, &nst,
-	    &cause) == -1 || store_query_counts(q, 0, &runs, &nruns,
-	    &cause) == -1 || store_query_counts(q, 1, &skips, &nskips,
+	    &cause) == -1 || store_query_counts(q, STORE_QUERY_BY_STATUS,
+	    &runs, &nruns, &cause) == -1 || store_query_counts(q,
+	    STORE_QUERY_SKIPPED, &skips, &nskips, &cause) == -1 ||
+	    store_query_counts(q, STORE_QUERY_FAILED, &fails, &nfails,
 	    &cause) == -1))
 		goto fail;
 
@@ -291,14 +346,30 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_metrics_sample("tickd_skipped_total", skips[i].job,
 		    "reason", skips[i].key, val);
 	}
+	ctl_metrics_family("tickd_failed_total", "counter", "Failed and dead "
+	    "instances, per reason: exit, signal, timeout, spawn, oom (killed "
+	    "for memory) ... (bounded by history retention).");
+	for (i = 0; i < nfails; i++) {
+		(void)snprintf(val, sizeof val, "%lld", (long long)fails[i].n);
+		ctl_metrics_sample("tickd_failed_total", fails[i].job,
+		    "reason", fails[i].key, val);
+	}
 	ctl_metrics_summary("tickd_lateness_seconds", "Scheduling delay: an "
 	    "instance's first start minus its scheduled instant.",
 	    "tickd_lateness_max_seconds", "The largest scheduling delay.",
-	    st, nst, 1, lq, sizeof lq / sizeof lq[0]);
+	    st, nst, &ctl_metrics_lateness, lq, sizeof lq / sizeof lq[0]);
 	ctl_metrics_summary("tickd_duration_seconds", "Execution time: how "
 	    "long an instance's latest attempt ran.",
 	    "tickd_duration_max_seconds", "The longest execution time.", st,
-	    nst, 0, dq, sizeof dq / sizeof dq[0]);
+	    nst, &ctl_metrics_duration, dq, sizeof dq / sizeof dq[0]);
+	ctl_metrics_summary("tickd_cpu_seconds", "CPU time, user and system, "
+	    "an instance's latest attempt used.", "tickd_cpu_max_seconds",
+	    "The most CPU time an attempt used.", st, nst, &ctl_metrics_cpu,
+	    dq, sizeof dq / sizeof dq[0]);
+	ctl_metrics_summary("tickd_memory_peak_bytes", "Peak memory of an "
+	    "instance's latest attempt.", "tickd_memory_peak_max_bytes",
+	    "The largest peak memory of an attempt.", st, nst,
+	    &ctl_metrics_mem, dq, sizeof dq / sizeof dq[0]);
 	goto out;
 
 fail:
@@ -312,6 +383,7 @@ out:
 	store_query_stats_free(st, nst);
 	store_query_counts_free(runs, nruns);
 	store_query_counts_free(skips, nskips);
+	store_query_counts_free(fails, nfails);
 	if (ctl_flush("metrics") != CTL_EXIT_OK)
 		rc = CTL_EXIT_FAIL;
 	return rc;

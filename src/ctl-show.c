@@ -6,14 +6,17 @@
  * RUN_ID is the public id ("backup@2027-03-14T01:30:00Z", as in
  * TICKD_RUN_ID and tickctl history) or the row id (a number).  Shows the
  * instance as history does, then every attempt (trigger, pid, times,
- * lateness, duration, how it ended, outcome, error), the tail of the
- * output of each attempt when the store keeps it (attempts.output_tail,
- * from schema 3), and the journalctl command that shows the full output.
+ * lateness, duration, how it ended, outcome, the CPU time and peak memory
+ * it used (from its cgroup, or its main process's rusage; schema 6),
+ * error), the tail of the output of each attempt when the store keeps it
+ * (attempts.output_tail, from schema 3), each attempt's cgroup, and the
+ * journalctl command that shows the full output.
  *
  * JSON: one object: the history fields, attempt_list (objects with
  * attempt, pid, started_at, finished_at, exit_status, signal, error,
- * output_tail, and trigger, outcome, lateness_ms, duration_ms) and
- * journal (the command).
+ * output_tail, and trigger, outcome, lateness_ms, duration_ms,
+ * cpu_user_us, cpu_system_us, memory_peak_bytes, usage_source, cgroup,
+ * invocation_id) and journal (the command).
  *
  * DIAGNOSTICS: an unknown run id is one line on stderr and exit 1;
  * usage errors exit 2; an unreadable store exits 1.
@@ -112,14 +115,15 @@ ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
 
 	if (na > 0) {
 		(void)printf("\n");
-		ctl_table_init(&t, 10);
+		ctl_table_init(&t, 12);
 		ctl_table_row(&t, "ATTEMPT", "TRIGGER", "PID", "STARTED",
 		    "FINISHED", "LATENESS", "DURATION", "EXIT", "OUTCOME",
-		    "ERROR");
+		    "CPU", "MEMORY", "ERROR");
 		for (i = 0; i < na; i++) {
 			char att[16], pid[24], st[CTL_FMT_BUFSZ];
 			char fin[CTL_FMT_BUFSZ], late[CTL_FMT_BUFSZ];
 			char dur[CTL_FMT_BUFSZ], ex[CTL_FMT_BUFSZ];
+			char cpu[CTL_FMT_BUFSZ], mem[CTL_FMT_BUFSZ];
 
 			(void)snprintf(att, sizeof att, "%d", a[i].attempt);
 			if (a[i].pid != -1)
@@ -142,14 +146,31 @@ ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
 				ctl_fmt_ms(a[i].duration_ms, dur, sizeof dur);
 			ctl_fmt_exit(a[i].exit_status, a[i].signal, ex,
 			    sizeof ex);
+			/* User and system together: the job's CPU time. */
+			ctl_fmt_cpu(a[i].cpu_user_us == -1 ||
+			    a[i].cpu_system_us == -1 ? -1 : a[i].cpu_user_us +
+			    a[i].cpu_system_us, cpu, sizeof cpu);
+			ctl_fmt_bytes(a[i].mem_peak, mem, sizeof mem);
 			vis = a[i].error != NULL ? ctl_fmt_vis(a[i].error,
 			    strlen(a[i].error), 0) : NULL;
 			ctl_table_row(&t, att, a[i].trigger, pid, st, fin,
-			    late, dur, ex, a[i].outcome, vis);
+			    late, dur, ex, a[i].outcome, cpu, mem, vis);
 			free(vis);
 		}
 		(void)ctl_table_print(&t, NULL);
 		ctl_table_free(&t);
+		/* Where it ran, and how its usage was measured. */
+		for (i = 0; i < na; i++) {
+			if (a[i].cgroup == NULL && a[i].usage_source == NULL)
+				continue;
+			(void)printf("attempt %d: %s%s%s\n", a[i].attempt,
+			    a[i].cgroup != NULL ? "cgroup " : "no cgroup",
+			    a[i].cgroup != NULL ? a[i].cgroup : "",
+			    a[i].usage_source == NULL ? "" :
+			    strcmp(a[i].usage_source, "rusage") == 0 ?
+			    "; usage of its main process alone (rusage)" :
+			    "; usage of all its processes (cgroup)");
+		}
 	}
 
 	for (i = 0; i < na; i++) {
@@ -256,6 +277,12 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			ctl_json_str(&j, "outcome", a[i].outcome);
 			ctl_json_opt(&j, "lateness_ms", a[i].lateness_ms);
 			ctl_json_opt(&j, "duration_ms", a[i].duration_ms);
+			ctl_json_opt(&j, "cpu_user_us", a[i].cpu_user_us);
+			ctl_json_opt(&j, "cpu_system_us", a[i].cpu_system_us);
+			ctl_json_opt(&j, "memory_peak_bytes", a[i].mem_peak);
+			ctl_json_str(&j, "usage_source", a[i].usage_source);
+			ctl_json_str(&j, "cgroup", a[i].cgroup);
+			ctl_json_str(&j, "invocation_id", a[i].invocation);
 			ctl_json_close(&j);
 		}
 		ctl_json_close_array(&j);

@@ -11,15 +11,18 @@
  *   lateness  scheduling delay: an instance's first start minus its
  *             scheduled instant (p50, p95, p99, max);
  *   duration  execution time: how long its latest attempt ran (p50, p95,
- *             max).
+ *             max);
+ *   cpu, mem  what its latest attempt used: CPU time (user and system)
+ *             and peak memory (p50, p95, max; schema 6).
  *
  * Over every instance the store keeps, or those scheduled since T (an RFC
  * 3339 instant, or a duration back from now such as "24h").
  *
  * JSON: one object per job: job, runs, succeeded, failed, skipped,
  * lateness_p50_ms, lateness_p95_ms, lateness_p99_ms, lateness_max_ms,
- * duration_p50_ms, duration_p95_ms, duration_max_ms (null when there is
- * no value), instances, since.
+ * duration_p50_ms, duration_p95_ms, duration_max_ms, cpu_p50_us,
+ * cpu_p95_us, cpu_max_us, memory_peak_p50_bytes, memory_peak_p95_bytes,
+ * memory_peak_max_bytes (null when there is no value), instances, since.
  *
  * DIAGNOSTICS: one line on stderr: usage errors and unknown jobs exit 2,
  * an unreadable store exits 1.
@@ -57,7 +60,8 @@ static int
 ctl_stats_one(struct ctl_ctx *ctx, struct ctl_table *t, struct ctl_json *j,
     const struct store_query_stats *s, int64_t since)
 {
-	char	c[11][CTL_FMT_BUFSZ];
+	char	c[17][CTL_FMT_BUFSZ];
+	int	k;
 
 	if (ctx->json) {
 		ctl_json_open(j, NULL);
@@ -80,6 +84,18 @@ ctl_stats_one(struct ctl_ctx *ctx, struct ctl_table *t, struct ctl_json *j,
 		    s->duration, s->nduration, 95));
 		ctl_json_opt(j, "duration_max_ms", store_query_percentile(
 		    s->duration, s->nduration, 100));
+		ctl_json_opt(j, "cpu_p50_us", store_query_percentile(s->cpu_us,
+		    s->ncpu, 50));
+		ctl_json_opt(j, "cpu_p95_us", store_query_percentile(s->cpu_us,
+		    s->ncpu, 95));
+		ctl_json_opt(j, "cpu_max_us", store_query_percentile(s->cpu_us,
+		    s->ncpu, 100));
+		ctl_json_opt(j, "memory_peak_p50_bytes", store_query_percentile(
+		    s->mem_peak, s->nmem, 50));
+		ctl_json_opt(j, "memory_peak_p95_bytes", store_query_percentile(
+		    s->mem_peak, s->nmem, 95));
+		ctl_json_opt(j, "memory_peak_max_bytes", store_query_percentile(
+		    s->mem_peak, s->nmem, 100));
 		ctl_json_int(j, "instances", s->instances);
 		ctl_json_time(j, "since", since);
 		ctl_json_close(j);
@@ -96,8 +112,17 @@ ctl_stats_one(struct ctl_ctx *ctx, struct ctl_table *t, struct ctl_json *j,
 	ctl_stats_cell(s->duration, s->nduration, 50, c[8], sizeof c[8]);
 	ctl_stats_cell(s->duration, s->nduration, 95, c[9], sizeof c[9]);
 	ctl_stats_cell(s->duration, s->nduration, 100, c[10], sizeof c[10]);
+	for (k = 0; k < 3; k++) {
+		static const int p[] = { 50, 95, 100 };
+
+		ctl_fmt_cpu(store_query_percentile(s->cpu_us, s->ncpu, p[k]),
+		    c[11 + k], sizeof c[11]);
+		ctl_fmt_bytes(store_query_percentile(s->mem_peak, s->nmem,
+		    p[k]), c[14 + k], sizeof c[14]);
+	}
 	ctl_table_row(t, s->job, c[0], c[1], c[2], c[3], c[4], c[5], c[6],
-	    c[7], c[8], c[9], c[10]);
+	    c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15],
+	    c[16]);
 	return 0;
 }
 
@@ -164,10 +189,11 @@ ctl_stats_exec(int argc, char **argv, struct ctl_ctx *ctx)
 
 	rc = CTL_EXIT_OK;
 	ctl_json_init(&j);
-	ctl_table_init(&t, 12);
+	ctl_table_init(&t, 18);
 	ctl_table_row(&t, "JOB", "RUNS", "SUCCEEDED", "FAILED", "SKIPPED",
 	    "LATE p50", "LATE p95", "LATE p99", "LATE max", "DUR p50",
-	    "DUR p95", "DUR max");
+	    "DUR p95", "DUR max", "CPU p50", "CPU p95", "CPU max", "MEM p50",
+	    "MEM p95", "MEM max");
 	/* Configured jobs and jobs with history, merged by id. */
 	memset(&empty, 0, sizeof empty);
 	if (job != NULL) {
@@ -203,7 +229,8 @@ ctl_stats_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			rc = CTL_EXIT_FAIL;
 		(void)printf("lateness: scheduling delay, first start minus "
 		    "scheduled instant; duration: execution time of the "
-		    "latest attempt; nearest-rank percentiles\n");
+		    "latest attempt; cpu and mem: its CPU time and peak "
+		    "memory; nearest-rank percentiles\n");
 	}
 	ctl_table_free(&t);
 	ctl_json_free(&j);

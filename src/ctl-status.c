@@ -21,7 +21,8 @@
  *
  * JSON: daemon: pid, since, config, state_file, jobs, jobs_in_error,
  * running (and daemon, lock, state_error, jobs_source: "daemon" or
- * "files").  Job: the list fields plus next and runs (and definition,
+ * "files", tracking: how jobs' processes are tracked, as the daemon
+ * recorded it: "cgroup DIR (controllers: ...)" or "process groups (why)").  Job: the list fields plus next and runs (and definition,
  * policies, current, consecutive_skips, last_error).
  *
  * DIAGNOSTICS: one line on stderr for usage errors (2), an unknown job
@@ -170,6 +171,7 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		    NULL);
 		ctl_json_str(&j, "jobs_source", files_why != NULL ? "files" :
 		    "daemon");
+		ctl_json_str(&j, "tracking", c->tracking);
 		ctl_json_close(&j);
 		if (ctl_json_print(&j) == -1)
 			rc = CTL_EXIT_FAIL;
@@ -222,6 +224,11 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		else
 			(void)snprintf(buf, sizeof buf, "-");
 		ctl_table_row(&t, "running", buf);
+		/* Cgroups or process groups: what the daemon recorded. */
+		if (c->tracking != NULL) {
+			(void)snprintf(buf, sizeof buf, "by %s", c->tracking);
+			ctl_table_row(&t, "tracked", buf);
+		}
 		if (ctl_table_print(&t, NULL) == -1)
 			rc = CTL_EXIT_FAIL;
 		ctl_table_free(&t);
@@ -255,6 +262,7 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 	const char	*p = (const char *)d + k->offset;
 	const char	*s;
 	char		 buf[DURATION_BUFSZ];
+	int64_t		 n;
 
 	switch (k->type) {
 	case CONF_T_STRING:
@@ -271,8 +279,27 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 		    sizeof buf);
 		return xstrdup(buf);
 	case CONF_T_COUNT:
+		/* A limit without a default (cpu_weight) may be unset. */
+		if (k->def == NULL && *(const int64_t *)(const void *)p ==
+		    CGROUP_UNSET)
+			return NULL;
 		return xasprintf("%lld",
 		    (long long)*(const int64_t *)(const void *)p);
+	case CONF_T_MEMORY:
+	case CONF_T_TASKS:
+	case CONF_T_QUOTA:
+		n = *(const int64_t *)(const void *)p;
+		if (n == CGROUP_UNSET)
+			return NULL;
+		if (n == CGROUP_INFINITY)
+			return xstrdup("infinity");
+		if (k->type == CONF_T_QUOTA)
+			return xasprintf("%lld.%02lld%%", (long long)(n / 100),
+			    (long long)(n % 100));
+		if (k->type == CONF_T_TASKS)
+			return xasprintf("%lld", (long long)n);
+		ctl_fmt_bytes(n, buf, sizeof buf);
+		return xstrdup(buf);
 	case CONF_T_BOOL:
 		return xstrdup(*(const int *)(const void *)p ? "yes" : "no");
 	case CONF_T_GAP:
@@ -328,6 +355,10 @@ ctl_status_default(const struct conf_key *k, const struct job_def *d,
 		(void)snprintf(buf, len, "(unset: %s for this schedule)",
 		    schedule_cron(d->schedule) != NULL ? tz_fold_name(fold) :
 		    "irrelevant");
+	else if (conf_key_find(CONF_SEC_JOB, k->name)->def == NULL &&
+	    (k->type == CONF_T_MEMORY || k->type == CONF_T_TASKS ||
+	    k->type == CONF_T_QUOTA || strstr(k->name, "_weight") != NULL))
+		(void)snprintf(buf, len, "(unset: no limit)");
 	else
 		(void)snprintf(buf, len, "(unset)");
 	return buf;

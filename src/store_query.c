@@ -52,6 +52,7 @@ struct store_query {
 	int	 version;	/* PRAGMA user_version */
 	int	 has_output;	/* attempts.output_tail exists */
 	int	 has_watch;	/* jobs.watch_since exists */
+	int	 has_usage;	/* attempts.cpu_user_us exists (schema 6) */
 };
 
 /*
@@ -357,6 +358,8 @@ store_query_open(const char *path, char **cause)
 	q->has_output = sq_probe(q, "SELECT output_tail FROM attempts "
 	    "LIMIT 0");
 	q->has_watch = sq_probe(q, "SELECT watch_since FROM jobs LIMIT 0");
+	q->has_usage = sq_probe(q, "SELECT cpu_user_us, invocation FROM "
+	    "attempts LIMIT 0");
 	free(uri);
 	return q;
 
@@ -540,14 +543,21 @@ store_query_run(struct store_query *q, const char *id,
 	if (n == 0)
 		return 0;
 
-	if (sq_prepare(q, q->has_output ?
+	/* Columns an older schema lacks are NULL. */
+	if (sq_prepare(q, q->has_usage ?
 	    "SELECT attempt, trigger, pid, started_at, finished_at, "
 	    "lateness_ms, duration_ms, exit_status, signal, outcome, error, "
-	    "output_tail FROM attempts WHERE run = ?1 ORDER BY attempt" :
+	    "output_tail, cpu_user_us, cpu_system_us, mem_peak, usage_source, "
+	    "cgroup, invocation FROM attempts WHERE run = ?1 ORDER BY attempt" :
+	    q->has_output ?
 	    "SELECT attempt, trigger, pid, started_at, finished_at, "
-	    "lateness_ms, duration_ms, exit_status, signal, outcome, error "
-	    "FROM attempts WHERE run = ?1 ORDER BY attempt", &st,
-	    cause) == -1)
+	    "lateness_ms, duration_ms, exit_status, signal, outcome, error, "
+	    "output_tail, NULL, NULL, NULL, NULL, NULL, NULL FROM attempts "
+	    "WHERE run = ?1 ORDER BY attempt" :
+	    "SELECT attempt, trigger, pid, started_at, finished_at, "
+	    "lateness_ms, duration_ms, exit_status, signal, outcome, error, "
+	    "NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM attempts "
+	    "WHERE run = ?1 ORDER BY attempt", &st, cause) == -1)
 		goto fail;
 	(void)sqlite3_bind_int64(st, 1, (*run)->rowid);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -565,8 +575,13 @@ store_query_run(struct store_query *q, const char *id,
 		a->signal = (int)sq_opt(st, 8);
 		a->outcome = sq_text(st, 9);
 		a->error = sq_text(st, 10);
-		if (q->has_output &&
-		    sqlite3_column_type(st, 11) != SQLITE_NULL) {
+		a->cpu_user_us = sq_opt(st, 12);
+		a->cpu_system_us = sq_opt(st, 13);
+		a->mem_peak = sq_opt(st, 14);
+		a->usage_source = sq_text(st, 15);
+		a->cgroup = sq_text(st, 16);
+		a->invocation = sq_text(st, 17);
+		if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
 			/* Text or blob: the bytes as stored, NUL added. */
 			blob = sqlite3_column_blob(st, 11);
 			a->output_len = (size_t)sqlite3_column_bytes(st, 11);
@@ -604,6 +619,9 @@ store_query_attempts_free(struct store_query_attempt *v, size_t n)
 		free(v[i].outcome);
 		free(v[i].error);
 		free(v[i].output_tail);
+		free(v[i].usage_source);
+		free(v[i].cgroup);
+		free(v[i].invocation);
 	}
 	free(v);
 }
@@ -842,12 +860,18 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 
 	*v = NULL;
 	*n = 0;
-	if (sq_prepare(q, "SELECT r.job, r.status, r.attempts, "
+	if (sq_prepare(q, q->has_usage ? "SELECT r.job, r.status, r.attempts, "
 	    "r.started_at - r.scheduled_at * 1000, a.duration_ms, "
-	    "r.finished_at FROM runs r LEFT JOIN attempts a ON a.run = r.id "
+	    "r.finished_at, a.cpu_user_us + a.cpu_system_us, a.mem_peak "
+	    "FROM runs r LEFT JOIN attempts a ON a.run = r.id "
 	    "AND a.attempt = r.attempts WHERE (?1 IS NULL OR r.job = ?1) AND "
-	    "(?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY r.job", &st,
-	    cause) == -1)
+	    "(?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY r.job" :
+	    "SELECT r.job, r.status, r.attempts, "
+	    "r.started_at - r.scheduled_at * 1000, a.duration_ms, "
+	    "r.finished_at, NULL, NULL FROM runs r LEFT JOIN attempts a ON "
+	    "a.run = r.id AND a.attempt = r.attempts WHERE (?1 IS NULL OR "
+	    "r.job = ?1) AND (?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY "
+	    "r.job", &st, cause) == -1)
 		return -1;
 	sq_bind_text(st, 1, job);
 	sq_bind_opt(st, 2, since);
@@ -876,6 +900,14 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 		    strcmp(status, "running") != 0)
 			sq_push(&s->duration, &s->nduration,
 			    sqlite3_column_int64(st, 4));
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL &&
+		    strcmp(status, "running") != 0)
+			sq_push(&s->cpu_us, &s->ncpu,
+			    sqlite3_column_int64(st, 6));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
+		    strcmp(status, "running") != 0)
+			sq_push(&s->mem_peak, &s->nmem,
+			    sqlite3_column_int64(st, 7));
 	}
 	if (rc != SQLITE_DONE)
 		goto fail_st;
@@ -906,6 +938,11 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 		if (s->nduration > 1)
 			qsort(s->duration, s->nduration, sizeof *s->duration,
 			    sq_cmp64);
+		if (s->ncpu > 1)
+			qsort(s->cpu_us, s->ncpu, sizeof *s->cpu_us, sq_cmp64);
+		if (s->nmem > 1)
+			qsort(s->mem_peak, s->nmem, sizeof *s->mem_peak,
+			    sq_cmp64);
 	}
 	return 0;
 
@@ -929,15 +966,19 @@ store_query_stats_free(struct store_query_stats *v, size_t n)
 		free(v[i].job);
 		free(v[i].lateness);
 		free(v[i].duration);
+		free(v[i].cpu_us);
+		free(v[i].mem_peak);
 	}
 	free(v);
 }
 
 /*
- * Counts per job for metrics, sorted by job then key: with what 0,
- * instances by status (key: the status); with what 1, skipped instants by
- * reason, from skipped rows and skipped decision ranges together (key: the
- * reason, "" when none).  *v (count *n) is new; caller frees with
+ * Counts per job for metrics, sorted by job then key: instances by
+ * status (STORE_QUERY_BY_STATUS; key: the status); skipped instants by
+ * reason, from skipped rows and skipped decision ranges together
+ * (STORE_QUERY_SKIPPED; key: the reason, "" when none); failed or dead
+ * instances by reason (STORE_QUERY_FAILED: exit, signal, timeout, spawn,
+ * oom, ...).  *v (count *n) is new; caller frees with
  * store_query_counts_free.  0, or -1 with *cause.
  */
 int
@@ -950,9 +991,12 @@ store_query_counts(struct store_query *q, int what,
 
 	*v = NULL;
 	*n = 0;
-	if (sq_prepare(q, what == 0 ?
+	if (sq_prepare(q, what == STORE_QUERY_BY_STATUS ?
 	    "SELECT job, status, count(*) FROM runs GROUP BY job, status "
-	    "ORDER BY job, status" :
+	    "ORDER BY job, status" : what == STORE_QUERY_FAILED ?
+	    "SELECT job, coalesce(reason, ''), count(*) FROM runs WHERE "
+	    "status IN ('failed', 'dead') GROUP BY job, coalesce(reason, '') "
+	    "ORDER BY job, 2" :
 	    "SELECT job, k, sum(n) FROM (SELECT job, coalesce(reason, '') AS "
 	    "k, count(*) AS n FROM runs WHERE status = 'skipped' GROUP BY "
 	    "job, k UNION ALL SELECT job, coalesce(reason, ''), sum(count) "

@@ -64,6 +64,12 @@ struct store_query_attempt {
 	char	*error;
 	char	*output_tail;	/* NULL: none kept (or no such column) */
 	size_t	 output_len;	/* bytes of output_tail */
+	int64_t	 cpu_user_us;	/* what it used (schema 6), -1 unknown */
+	int64_t	 cpu_system_us;
+	int64_t	 mem_peak;	/* bytes */
+	char	*usage_source;	/* "cgroup", "rusage", NULL */
+	char	*cgroup;	/* its cgroup, NULL: none */
+	char	*invocation;	/* TICKD_INVOCATION_ID, NULL */
 };
 
 /* Which history entries to return. */
@@ -116,8 +122,17 @@ struct store_query_stats {
 	size_t	 nlateness;
 	int64_t	*duration;		/* per instance's latest attempt */
 	size_t	 nduration;
+	int64_t	*cpu_us;		/* its CPU time, user + system */
+	size_t	 ncpu;
+	int64_t	*mem_peak;		/* its peak memory, bytes */
+	size_t	 nmem;
 	int64_t	 last_success_ms;	/* -1: none in the store */
 };
+
+/* What store_query_counts counts. */
+#define STORE_QUERY_BY_STATUS	0	/* instances per status */
+#define STORE_QUERY_SKIPPED	1	/* skipped instants per reason */
+#define STORE_QUERY_FAILED	2	/* failed or dead instances per reason */
 
 /* A count of instances of one job with one status (or skip reason). */
 struct store_query_count {

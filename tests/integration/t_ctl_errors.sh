@@ -126,7 +126,8 @@ a *@yearly *UTC *idle *"
 	run_cmd ctl check
 	expect_eq "check ($state): exit" "$rc" 1
 	expect_match "check ($state): finding" "$out" "CRITICAL: *
-state $dir/$state: $why"
+state $dir/$state: $why
+jobs are tracked by *"
 done
 write_conf
 

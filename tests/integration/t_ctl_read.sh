@@ -56,15 +56,20 @@ wait_for "a run of ok" 10 eval '[ "$(sql "SELECT count(*) FROM runs WHERE
 # --- check on a good setup, then with an ignored file ---------------------------
 run_cmd ctl check
 expect_eq "check (good): exit" "$rc" 0
-expect_eq "check (good): output" "$out" "OK: 5 jobs, daemon running, nothing wrong"
+expect_eq "check (good): output" "$(first "$out")" "OK: 5 jobs, daemon running, nothing wrong"
+# Last, how the daemon tracks jobs, as it recorded it.
+expect_eq "check (good): tracking" "$(printf '%s\n' "$out" | sed 1d)" \
+    "jobs are tracked by $(sql "SELECT value FROM meta WHERE key = 'tracking'")"
 run_cmd ctl --json check
 expect_eq "check --json (good): exit" "$rc" 0
-printf '%s\n' "$out" | expect_json "check --json (good)" status problems warnings jobs
+printf '%s\n' "$out" | expect_json "check --json (good)" status problems warnings jobs \
+    tracking
 expect_eq "check --json (good): status" "$(printf '%s\n' "$out" | jpy 'o["status"]')" OK
 echo "notes" >"$jobs/notes.txt"
 run_cmd ctl check
 expect_eq "check (ignored file): exit" "$rc" 0
-expect_eq "check (ignored file): output" "$out" "WARNING: 0 problems, 1 warning (5 jobs valid)
+expect_eq "check (ignored file): output" "$(printf '%s\n' "$out" | sed '$d')" \
+    "WARNING: 0 problems, 1 warning (5 jobs valid)
 warning: $jobs/notes.txt: ignored: not a *.job file"
 run_cmd ctl check --strict
 expect_eq "check --strict (ignored file): exit" "$rc" 1
@@ -171,11 +176,12 @@ expect_match "status: daemon" "$out" "daemon   running, pid $tickd_pid, since 20
 config   $dir/tickd.conf
 state    $db (schema *)
 jobs     8 loaded, 1 in error
-running  *"
+running  *
+tracked  by *"
 run_cmd ctl --json status
 expect_eq "status --json: exit" "$rc" 0
 printf '%s\n' "$out" | expect_json "status --json" pid since config state_file \
-    jobs jobs_in_error running
+    jobs jobs_in_error running tracking
 expect_eq "status --json: fields" "$(printf '%s\n' "$out" | jpy '[o["pid"],
     o["config"], o["state_file"], o["jobs"], o["jobs_in_error"]]')" "$tickd_pid
 $dir/tickd.conf
@@ -349,8 +355,9 @@ duration   *ms (execution time of the latest attempt)
 ended      exit 0
 attempts   1
 
-ATTEMPT  TRIGGER   PID *STARTED *FINISHED *LATENESS *DURATION *EXIT *OUTCOME *ERROR
-1        schedule  [0-9]* *20* UTC *20* UTC *+*ms *ms *exit 0 *succeeded *-
+ATTEMPT  TRIGGER   PID *STARTED *FINISHED *LATENESS *DURATION *EXIT *OUTCOME *CPU *MEMORY *ERROR
+1        schedule  [0-9]* *20* UTC *20* UTC *+*ms *ms *exit 0 *succeeded *ms *[0-9.]*[KM] *-
+attempt 1: *; usage of * (*)
 
 output of attempt 1 (its tail, as kept):
   | tickd-read-test says hello from $oid
@@ -376,7 +383,7 @@ expect_eq "show --json: attempts" "$(printf '%s\n' "$out" | jpy '[o["status"],
     o["attempt_list"][0]["exit_status"], o["attempt_list"][0]["output_tail"],
     o["journal"]]')" "failed
 1
-[\"attempt\", \"duration_ms\", \"error\", \"exit_status\", \"finished_at\", \"lateness_ms\", \"outcome\", \"output_tail\", \"pid\", \"signal\", \"started_at\", \"trigger\"]
+[\"attempt\", \"cgroup\", \"cpu_system_us\", \"cpu_user_us\", \"duration_ms\", \"error\", \"exit_status\", \"finished_at\", \"invocation_id\", \"lateness_ms\", \"memory_peak_bytes\", \"outcome\", \"output_tail\", \"pid\", \"signal\", \"started_at\", \"trigger\", \"usage_source\"]
 3
 about to fail
 
@@ -386,16 +393,18 @@ journalctl -u tickd TICKD_RUN_ID=$fid"
 run_cmd ctl stats
 expect_eq "stats: exit" "$rc" 0
 expect_match "stats: header" "$(printf '%s\n' "$out" | head -n 1)" \
-    "JOB *RUNS *SUCCEEDED *FAILED *SKIPPED *LATE p50 *LATE p95 *LATE p99 *LATE max *DUR p50 *DUR p95 *DUR max"
+    "JOB *RUNS *SUCCEEDED *FAILED *SKIPPED *LATE p50 *LATE p95 *LATE p99 *LATE max *DUR p50 *DUR p95 *DUR max *CPU p50 *CPU p95 *CPU max *MEM p50 *MEM p95 *MEM max"
 expect_match "stats: ok" "$(printf '%s\n' "$out" | grep '^ok ')" \
-    "ok *[0-9]* *[0-9]* *0 *0 *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms"
+    "ok *[0-9]* *[0-9]* *0 *0 *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9]*ms *[0-9.]*ms *[0-9.]*ms *[0-9.]*ms *[0-9.]*[KM] *[0-9.]*[KM] *[0-9.]*[KM]"
 expect_match "stats: off (no runs)" "$(printf '%s\n' "$out" | grep '^off ')" \
-    "off *0 *0 *0 *0 *- *- *- *- *- *- *-"
+    "off *0 *0 *0 *0 *- *- *- *- *- *- *- *- *- *- *- *- *-"
 run_cmd ctl --json stats
 # shellcheck disable=SC2086
 printf '%s\n' "$out" | expect_json "stats --json" job runs succeeded failed \
     skipped lateness_p50_ms lateness_p95_ms lateness_p99_ms lateness_max_ms \
-    duration_p50_ms duration_p95_ms duration_max_ms
+    duration_p50_ms duration_p95_ms duration_max_ms cpu_p50_us cpu_p95_us \
+    cpu_max_us memory_peak_p50_bytes memory_peak_p95_bytes \
+    memory_peak_max_bytes
 expect_eq "stats --json: figures" "$(printf '%s\n' "$out" | jpy '
     [(x["job"], x["runs"] >= 2 and x["runs"] - x["succeeded"] <= 1 and
     x["failed"] == 0 and None not in (x["lateness_p50_ms"], x["lateness_p95_ms"],
@@ -492,7 +501,8 @@ expect_eq "check (problems): exit" "$rc" 1
 expect_match "check (problems)" "$out" "CRITICAL: 3 problems, 0 warnings (8 jobs valid)
 $jobs/broken.job:2: schedule: minute field: \"61\" is out of range 0-59
 job fail: fail@*Z failed (exit) *; * failed or dead since the last success (tickctl show fail@*Z)
-job slow: blocked: * instances in a row skipped for overlap since *Z"
+job slow: blocked: * instances in a row skipped for overlap since *Z
+jobs are tracked by *"
 run_cmd ctl --json check
 expect_eq "check --json (problems): exit" "$rc" 1
 printf '%s\n' "$out" | sed 1d | expect_json "check --json findings" severity kind job message
@@ -696,7 +706,8 @@ wait_for "od overdue" 10 eval 'ctl check | grep -q "^job od: overdue"'
 run_cmd ctl check
 expect_eq "check (overdue): exit" "$rc" 1
 expect_match "check (overdue)" "$out" "CRITICAL: 1 problem, 0 warnings (4 jobs valid)
-job od: overdue: no instance succeeded within 1s (expect_success_within); none since *s ago"
+job od: overdue: no instance succeeded within 1s (expect_success_within); none since *s ago
+jobs are tracked by *"
 expect_eq "check --json (overdue)" "$(ctl --json check | sed 1d |
     jpy '[o["severity"], o["kind"], o["job"]]')" "critical
 overdue

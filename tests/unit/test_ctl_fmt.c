@@ -69,6 +69,42 @@ test_durations(void)
 	}
 }
 
+/* CPU time (us) and sizes (bytes). */
+static void
+test_usage(void)
+{
+	static const struct {
+		int64_t		 v;
+		const char	*cpu, *bytes;
+	} cases[] = {
+		{ -1, "-", "-" },
+		{ 0, "0.0ms", "0B" },
+		{ 99, "0.0ms", "99B" },
+		{ 450, "0.4ms", "450B" },
+		{ 999, "0.9ms", "999B" },
+		{ 1000, "1ms", "1000B" },
+		{ 1023, "1ms", "1023B" },
+		{ 1024, "1ms", "1.0K" },
+		{ 1536, "1ms", "1.5K" },
+		{ 102400, "102ms", "100K" },
+		{ 1234567, "1.2s", "1.1M" },
+		{ 47395635, "47.3s", "45.1M" },
+		{ 1073741824, "17m53s", "1.0G" },
+		{ 1610612736, "26m50s", "1.5G" },
+		{ 5497558138880LL, "63d15h5m58s", "5.0T" },
+	};
+	char	buf[CTL_FMT_BUFSZ];
+	size_t	i;
+
+	T_RUN("cpu time and sizes");
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ctl_fmt_cpu(cases[i].v, buf, sizeof buf);
+		T_EQ_STR(buf, cases[i].cpu);
+		ctl_fmt_bytes(cases[i].v, buf, sizeof buf);
+		T_EQ_STR(buf, cases[i].bytes);
+	}
+}
+
 static void
 test_times(void)
 {
@@ -301,6 +337,7 @@ main(void)
 {
 	test_durations();
 	test_times();
+	test_usage();
 	test_ago_exit();
 	test_vis();
 	test_parse();
