@@ -100,7 +100,7 @@ CONFORMANCE	?= ../shared/conformance/run.sh
 
 .PHONY: all deps deps-long check check-long check-unit check-integration check-headers \
 	check-purity check-docs lint-man conformance fuzz fuzz-run bench install \
-	uninstall clean run demo tzif-fixtures
+	uninstall clean run demo tzif-fixtures deps-systemd check-systemd
 
 all: $(B)/tickd $(B)/tickctl
 
@@ -393,6 +393,28 @@ bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop \
 	    B=$(B) sh bench/$$s.sh || exit 1; \
 	done
 
+# --- systemd in a virtual machine --------------------------------------------
+#
+# make check-systemd boots Debian 12 with systemd as PID 1 in qemu (TCG,
+# no KVM) and checks tickd under it: Type=notify, reload, the watchdog,
+# the journal's fields, tickctl, adoption after a kill of the daemon
+# (tests/systemd/README).  Not part of make check: it needs root, the
+# Debian mirror and several minutes.  The root file system is built once
+# into build/vm/base/ (debootstrap, tests/systemd/packages); each run
+# copies it, installs the current tickd into the copy, boots an image of
+# it and prints the checks' verdicts; the console is in
+# build/vm/console.log.  VM_TIMEOUT (seconds, default 900) bounds the
+# boot and the checks; VM_CHECKS="name ..." runs only those checks;
+# KEEP=1 keeps the run's copy and image.  make clean removes the base too.
+
+VM_HOST_PKGS	= debootstrap qemu-system-x86 e2fsprogs
+
+deps-systemd:
+	@sh tests/deps.sh $(DEPS_PKGS) $(VM_HOST_PKGS)
+
+check-systemd: deps-systemd all
+	@MAKE='$(MAKE)' bash tests/systemd/run.sh
+
 # --- running and installing -------------------------------------------------
 
 # Start the daemon in the foreground on conf/ (state in build/run/).
@@ -463,4 +485,7 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# Not in build/vm/: the virtual machine's root file systems (check-systemd)
+# have directories named *.d.
+-include $(shell find build -path build/vm -prune -o -name '*.d' -print \
+	   2>/dev/null)
