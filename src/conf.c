@@ -2054,7 +2054,7 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	const char		*from;
 	char			*buf = NULL, *dir, *slash, *cause = NULL, *where;
 	size_t			 len, i, before = causes->n;
-	int			 found = 0;
+	int			 found = 0, mask;
 
 	memset(&p, 0, sizeof p);
 	memset(&empty, 0, sizeof empty);
@@ -2124,8 +2124,8 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 		c->controllers = prev->controllers;
 		if (prev->tracking != NULL)
 			c->tracking = xstrdup(prev->tracking);
-	} else if (fn != NULL) {
-		c->controllers = fn(c, &c->tracking, arg);
+	} else if (fn != NULL && (mask = fn(c, &c->tracking, arg)) >= 0) {
+		c->controllers = (unsigned)mask;
 		c->controllers_known = 1;
 	}
 	conf_load_jobs_dir(c, prev, causes);

@@ -103,13 +103,14 @@ struct conf;
 /*
  * What tickd can enforce, asked once per load by the loader when it has
  * read [daemon] (cgroup, state): the controllers the jobs' limits may
- * use, and in *tracking an allocated line saying what the processes are
- * tracked by ("cgroup /sys/fs/cgroup/x (controllers: cpu pids)" or
- * "process groups (why)").  tickd probes its cgroup; tickd -n and tickctl
- * take what the daemon recorded in the store, or probe.
+ * use (CGROUP_*), or -1 when that cannot be known (the limits are then
+ * not checked), and in *tracking an allocated line saying what the
+ * processes are tracked by ("cgroup /sys/fs/cgroup/x (controllers: cpu
+ * pids)" or "process groups (why)").  tickd probes its cgroup; tickd -n
+ * and tickctl take what the daemon recorded in the store, or probe a
+ * configured path.
  */
-typedef unsigned	(*conf_controllers_fn)(const struct conf *, char **,
-			    void *);
+typedef int	(*conf_controllers_fn)(const struct conf *, char **, void *);
 
 /* A job file as loaded, for the next reload to take unread. */
 struct conf_file {

@@ -1423,7 +1423,7 @@ server_watchers(struct server *s)
  * cgroup subtree will give, seen before anything is changed
  * (server_track sets it up once the lock is held).
  */
-static unsigned
+static int
 server_controllers(const struct conf *conf, char **tracking, void *arg)
 {
 	struct server		*s = arg;
@@ -1440,7 +1440,7 @@ server_controllers(const struct conf *conf, char **tracking, void *arg)
 	*tracking = xstrdup(line);
 	c = info.controllers;
 	track_info_free(&info);
-	return c;
+	return (int)c;
 }
 
 /* Whether the cgroup at path is an adopted run's (track_cgroup_tidy). */

@@ -426,15 +426,15 @@ store_query_meta(struct store_query *q, const char *key, char **value,
 /*
  * What the jobs' limits of conf c may use, for tickd -n and tickctl
  * (conf_controllers_fn): what the daemon recorded in c's state at its
- * last start, or, without a record, what a daemon started here would
- * have (track_controllers).
+ * last start, or, without a record, what a configured cgroup gives; -1
+ * when that cannot be known (track_controllers).
  */
-unsigned
+int
 store_query_controllers(const struct conf *c, char **tracking, void *arg)
 {
 	struct store_query	*q;
 	char			*rec = NULL, *ctl = NULL, *cause = NULL;
-	unsigned		 mask;
+	int			 mask;
 
 	(void)arg;
 	if (access(c->state, F_OK) == 0 &&

@@ -148,7 +148,7 @@ void			 store_query_close(struct store_query *);
 int			 store_query_has_output(const struct store_query *);
 int			 store_query_version(const struct store_query *);
 struct conf;
-unsigned		 store_query_controllers(const struct conf *, char **,
+int			 store_query_controllers(const struct conf *, char **,
 			     void *);
 int			 store_query_meta(struct store_query *, const char *,
 			     char **, char **);

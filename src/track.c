@@ -423,29 +423,37 @@ track_same_boot(const char *boot_id)
  * What the jobs' limits may use, for a tool that is not the daemon
  * (tickd -n, tickctl): what the daemon recorded at its last start
  * (recorded: its "tracking" line, controllers: its words; NULL when
- * there is no record), or, without a record, what a daemon started here
- * would have (track_probe).  *tracking gets the line to show.
+ * there is no record); without a record, what the configured cgroup
+ * (none, or a path) gives; -1 when cgroup is the default, the cgroup the
+ * daemon is started in, which a tool run elsewhere cannot know (the
+ * limits are then checked when the daemon starts).  *tracking gets the
+ * line to show.
  */
-unsigned
+int
 track_controllers(const char *cgroup, const char *recorded,
     const char *controllers, char **tracking)
 {
 	struct track_info	 info;
 	char			 line[512], *why = NULL;
-	unsigned		 c;
+	int			 c;
 
 	if (recorded != NULL && recorded[0] != '\0') {
 		*tracking = xstrdup(recorded);
 		return controllers != NULL ?
-		    cgroup_controllers_parse(controllers) : 0;
+		    (int)cgroup_controllers_parse(controllers) : 0;
+	}
+	if (cgroup == NULL || cgroup[0] == '\0') {
+		*tracking = xstrdup("the cgroup tickd is started in (not "
+		    "known before it starts: jobs' limits are checked then)");
+		return -1;
 	}
 	if (track_probe(cgroup, &info, &why) == -1) {
 		*tracking = why;
 		return 0;
 	}
 	track_describe(&info, line, sizeof line);
-	*tracking = xasprintf("%s, if tickd is started here", line);
-	c = info.controllers;
+	*tracking = xasprintf("%s, if tickd is started now", line);
+	c = (int)info.controllers;
 	track_info_free(&info);
 	return c;
 }

@@ -93,7 +93,7 @@ void		 track_info_free(struct track_info *);
 void		 track_describe(const struct track_info *, char *, size_t);
 const struct track_info *track_current(void);
 int		 track_probe(const char *, struct track_info *, char **);
-unsigned	 track_controllers(const char *, const char *, const char *,
+int		 track_controllers(const char *, const char *, const char *,
 		     char **);
 int		 track_release_cgroup(const char *, char **);
 void		 track_token(char *, size_t);

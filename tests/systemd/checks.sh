@@ -36,6 +36,11 @@ journal_fields
 scheduled
 watchdog_alive
 watchdog_stop
+cgroup_tree
+limits_written
+memory_max_oom
+tasks_max
+cpu_accounting
 adopt_after_kill
 "
 
@@ -183,6 +188,10 @@ check_unit() {
 	expect_eq WatchdogUSec "$(prop WatchdogUSec)" 30s
 	expect_eq Restart "$(prop Restart)" on-failure
 	expect_eq KillMode "$(prop KillMode)" process
+	expect_eq Delegate "$(prop Delegate)" yes
+	prop ExecStopPost | grep -qF \
+	    'argv[]=/usr/sbin/tickd --release-cgroup -c /etc/tickd/tickd.conf ;' ||
+	    fail "ExecStopPost: $(prop ExecStopPost)"
 	prop ExecStart | grep -qF \
 	    'argv[]=/usr/sbin/tickd -c /etc/tickd/tickd.conf --log-target=journal ;' ||
 	    fail "ExecStart: $(prop ExecStart)"
@@ -248,7 +257,7 @@ $dir/ready.go ]; do sleep 0.1; done; exec $argv'"
 # tickctl status, as installed (/usr/bin/tickctl, /etc/tickd/tickd.conf
 # by default), reports the daemon that systemd runs.
 check_status() {
-	local out pid
+	local out pid n
 	out=$(tickctl status 2>&1) || fail "tickctl status: exit $?: $out"
 	echo "$out"
 	pid=$(prop MainPID)
@@ -256,9 +265,11 @@ check_status() {
 	    fail "tickctl status does not say running, pid $pid"
 	echo "$out" | grep -q '^config *\/etc\/tickd\/tickd.conf$' ||
 	    fail "tickctl status: not /etc/tickd/tickd.conf"
-	echo "$out" | grep -q "^jobs *$(ls /etc/tickd/jobs.d/*.job | wc -l) loaded, 0 in error$" ||
-	    fail "tickctl status: jobs line"
-	prop StatusText | grep -q "^$(ls /etc/tickd/jobs.d/*.job | wc -l) jobs, " ||
+	# One job per [section] of the job files.
+	n=$(cat /etc/tickd/jobs.d/*.job | grep -c '^\[')
+	echo "$out" | grep -q "^jobs *$n loaded, 0 in error$" ||
+	    fail "tickctl status: jobs line (want $n)"
+	prop StatusText | grep -q "^$n jobs, " ||
 	    fail "StatusText (STATUS=): '$(prop StatusText)'"
 }
 
@@ -419,6 +430,131 @@ check_watchdog_stop() {
 	return 0
 }
 
+# The unit's cgroup, delegated, is tickd's: tickd in its leaf supervisor,
+# the unit's controllers passed down to the jobs' cgroups, one cgroup per
+# attempt beside it (named after the run id), removed when the attempt
+# ended; tickctl status says so.
+cg=/sys/fs/cgroup/system.slice/tickd.service
+check_cgroup_tree() {
+	local pid out id jpid
+	pid=$(prop MainPID)
+	expect_eq "tickd's cgroup" "$(sed -n 's/^0:://p' /proc/"$pid"/cgroup)" \
+	    /system.slice/tickd.service/supervisor
+	note "controllers passed down: $(cat $cg/cgroup.subtree_control)"
+	for c in cpu io memory pids; do
+		grep -qw "$c" $cg/cgroup.subtree_control ||
+		    fail "$c not in $cg/cgroup.subtree_control: $(cat \
+		    $cg/cgroup.subtree_control)"
+	done
+	out=$(tickctl status)
+	echo "$out"
+	echo "$out" | grep -qxF "tracked  by cgroup $cg (controllers: cpu io memory pids)" ||
+	    fail "tickctl status: no 'tracked  by cgroup $cg (controllers: cpu io memory pids)'"
+	on_exit "touch $dir/hold.release"
+	rm -f "$dir/hold.pid" "$dir/hold.release"
+	out=$(tickctl run hold 2>&1) || fail "tickctl run hold: $out"
+	id=$(echo "$out" | sed -n 1p)
+	wait_for 30 "the job's pid file" test -s "$dir/hold.pid"
+	jpid=$(cat "$dir/hold.pid")
+	expect_eq "the job's cgroup" "$(sed -n 's/^0:://p' /proc/"$jpid"/cgroup)" \
+	    "/system.slice/tickd.service/$(echo "$id" | tr / _).1"
+	touch "$dir/hold.release"
+	wait_for 30 "its cgroup removed once it ended" eval \
+	    "[ ! -d '$cg/$(echo "$id" | tr / _).1' ]"
+	expect_eq "no attempt cgroup left" "$(ls -d $cg/*@* 2>/dev/null)" ""
+}
+
+# Every limit key is written into the attempt's cgroup with systemd's
+# meaning (lim.job: memory_max 256M, memory_high 200M, cpu_weight 50,
+# cpu_max 150%, tasks_max 64, io_weight 30), memory.oom.group set.
+check_limits_written() {
+	local out id d
+	on_exit "touch $dir/lim.release"
+	rm -f "$dir/lim.pid" "$dir/lim.release"
+	out=$(tickctl run lim 2>&1) || fail "tickctl run lim: $out"
+	id=$(echo "$out" | sed -n 1p)
+	wait_for 30 "lim's pid file" test -s "$dir/lim.pid"
+	d=$cg/$(echo "$id" | tr / _).1
+	expect_eq memory.max "$(cat $d/memory.max)" 268435456
+	expect_eq memory.high "$(cat $d/memory.high)" 209715200
+	expect_eq memory.oom.group "$(cat $d/memory.oom.group)" 1
+	expect_eq cpu.weight "$(cat $d/cpu.weight)" 50
+	expect_eq cpu.max "$(cat $d/cpu.max)" "150000 100000"
+	expect_eq pids.max "$(cat $d/pids.max)" 64
+	expect_eq "io.weight (its default line)" \
+	    "$(sed -n 's/^default //p' $d/io.weight)" 30
+	tickctl status lim | grep -E '^ *(memory_max|cpu_max|tasks_max)' |
+	    paste -s -d ';' | sed 's/  */ /g' > "$dir/lim.status"
+	note "$(cat "$dir/lim.status")"
+}
+
+# memory_max = 64M and a process that wants 200M: the kernel's
+# out-of-memory killer stops the attempt, recorded as failed, reason oom,
+# with its peak memory near the limit.
+check_memory_max_oom() {
+	local out id st peak
+	out=$(tickctl run --wait mem 2>&1)
+	echo "$out"
+	id=$(echo "$out" | sed -n 1p)
+	case $id in mem@*) ;; *) fail "no run id: $out" ;; esac
+	st=$(tickctl show "$id" | awk '$1 == "status" { print $2, $3 }')
+	expect_eq "status of $id" "$st" "failed (oom)"
+	tickctl show "$id"
+	peak=$(tickctl --json show "$id" | sed -n \
+	    's/.*"memory_peak_bytes":\([0-9]*\).*/\1/p')
+	note "peak memory $peak bytes (limit 67108864)"
+	[ -n "$peak" ] && [ "$peak" -gt 33554432 ] &&
+	    [ "$peak" -le 67108864 ] || fail "peak memory $peak"
+	tickctl metrics | grep -qx 'tickd_failed_total{job="mem",reason="oom"} [1-9][0-9]*' ||
+	    fail "no tickd_failed_total{job=\"mem\",reason=\"oom\"}"
+}
+
+# tasks_max = 5: a job that starts 10 sleeps has at most 5 processes at
+# once; the forks beyond fail.
+check_tasks_max() {
+	local out id d n max=0 i
+	on_exit "touch $dir/tasks.release"
+	rm -f "$dir/tasks.release"
+	out=$(tickctl run tasks 2>&1) || fail "tickctl run tasks: $out"
+	id=$(echo "$out" | sed -n 1p)
+	d=$cg/$(echo "$id" | tr / _).1
+	wait_for 30 "its cgroup" test -d "$d"
+	expect_eq pids.max "$(cat $d/pids.max)" 5
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		n=$(wc -l < "$d/cgroup.procs" 2>/dev/null || echo 0)
+		[ "$n" -gt "$max" ] && max=$n
+		sleep 0.3
+	done
+	note "at most $max processes seen"
+	[ "$max" -le 5 ] || fail "$max processes in its cgroup"
+	[ "$max" -ge 3 ] || fail "only $max processes: the job did not fork"
+	touch "$dir/tasks.release"
+	wait_for 60 "the end of $id" eval "tickctl show '$id' |
+	    awk '\$1 == \"status\" { print \$2 }' | grep -qvx running"
+	journalctl -q -t tasks TICKD_RUN_ID="$id" -o cat | grep -qi fork ||
+	    fail "no fork failure in its output"
+}
+
+# CPU time is recorded from the attempt's cgroup, all its processes
+# together; cpu_max = 20% holds a busy loop of 3 s to about 0.6 s of CPU.
+check_cpu_accounting() {
+	local out id burn lim
+	out=$(tickctl run --wait burn 2>&1) || fail "tickctl run burn: $out"
+	id=$(echo "$out" | sed -n 1p)
+	burn=$(tickctl --json show "$id" | sed -n \
+	    's/.*"cpu_user_us":\([0-9]*\).*/\1/p')
+	tickctl --json show "$id" | grep -q '"usage_source":"cgroup"' ||
+	    fail "burn's usage is not from its cgroup"
+	out=$(tickctl run --wait slow 2>&1) || fail "tickctl run slow: $out"
+	id=$(echo "$out" | sed -n 1p)
+	lim=$(tickctl --json show "$id" | sed -n \
+	    's/.*"cpu_user_us":\([0-9]*\).*/\1/p')
+	note "burn (2 s, two processes) $burn us; slow (3 s, cpu_max 20%) $lim us"
+	[ "$burn" -gt 1500000 ] || fail "burn used $burn us of CPU"
+	[ "$lim" -gt 200000 ] && [ "$lim" -lt 1200000 ] ||
+	    fail "slow used $lim us of CPU under cpu_max = 20%"
+}
+
 # A job outlives a SIGKILL of the daemon alone (systemctl kill
 # --kill-whom=main: plain "systemctl kill" signals every process of the
 # unit, jobs included); Restart=on-failure starts a daemon that adopts
@@ -461,6 +597,16 @@ check_adopt_after_kill() {
 	    "from the new daemon"
 	st=$(tickctl show "$id" | awk '$1 == "status" { print $2 }')
 	expect_eq "status of $id while adopted" "$st" running
+	# With its cgroup: still in it, its limit written again after
+	# ExecStopPost stopped passing the controllers down.
+	expect_eq "the new daemon's cgroup" \
+	    "$(sed -n 's/^0:://p' /proc/"$npid"/cgroup)" \
+	    /system.slice/tickd.service/supervisor
+	expect_eq "the adopted job's cgroup" \
+	    "$(sed -n 's/^0:://p' /proc/"$jpid"/cgroup)" \
+	    "/system.slice/tickd.service/$(echo "$id" | tr / _).1"
+	expect_eq "its memory.max again" "$(cat "$cg/$(echo "$id" |
+	    tr / _).1/memory.max")" 268435456
 	touch "$dir/hold.release"
 	wait_for 30 "the end of the adopted job" eval "[ ! -e /proc/$jpid ]"
 	wait_for 30 "the end of $id recorded" eval "tickctl show '$id' |

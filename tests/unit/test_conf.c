@@ -1523,7 +1523,7 @@ print_causes(const struct conf_causes *causes)
 
 /* Write a case's tree, load it, compare everything. */
 /* The controllers tickd has in limits_case (conf_controllers_fn). */
-static unsigned
+static int
 case_controllers(const struct conf *c, char **tracking, void *arg)
 {
 	(void)c;
