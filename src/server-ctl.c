@@ -51,12 +51,7 @@ server_ctl_run(struct server *s, const char *id, int force,
 		control_err(r, "tickd is stopping");
 		return;
 	}
-	memset(&dp, 0, sizeof dp);
-	dp.add_tail = &dp.add;
-	dp.now_ms = clock_wall_ms();
-	dp.now = dp.now_ms / 1000;
-	dp.now_mono = clock_mono_ms();
-	dp.force = force;
+	server_dispatch_init(&dp, force);
 	dp.room = server_room(s, s->nrunning + server_pend_startable(s));
 	if (store_begin(s->store) == -1)
 		goto busy;
@@ -81,24 +76,17 @@ server_ctl_run(struct server *s, const char *id, int force,
 	else
 		control_ok(r, "%s", run_id);
 	server_dispatch_apply(s, &dp);
-	free(dp.kill);
-	free(dp.skipped);
+	server_dispatch_free(&dp);
 	server_pump(s);
 	return;
 rollback:
 	store_rollback(s->store);
 busy:
+	/* As a dispatch pass: nothing changed, what it decided is forgotten. */
 	server_store_trouble(s, "manual run");
 	control_err(r, "the store is not available (%s): try again",
 	    store_error(s->store));
-	free(dp.kill);
-	free(dp.skipped);
-	while (dp.add != NULL) {
-		struct pending *p = dp.add;
-
-		dp.add = p->next;
-		free(p);
-	}
+	server_dispatch_free(&dp);
 }
 
 /*

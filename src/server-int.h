@@ -196,12 +196,19 @@ struct drange {
 	int		 capped;
 };
 
-/* What a dispatch pass decided, applied once its transaction commits. */
+/*
+ * What a dispatch pass (or a manual run) decided, applied to the daemon's
+ * memory once its transaction commits (server_dispatch_apply), and only
+ * then: a pass whose transaction fails is forgotten whole
+ * (server_dispatch_free), the FIFO and the runs as they were.
+ */
 struct dispatch {
 	struct pending	 *add;		/* new pending entries, in order */
 	struct pending	**add_tail;
 	struct run	**kill;		/* runs to stop (replace) */
 	size_t		  nkill;
+	struct pending	**drop;		/* FIFO entries the pass settled */
+	size_t		  ndrop;
 	struct dskip	 *skipped;	/* each skip, for the journal */
 	size_t		  nskipped;
 	struct drange	 *ranges;	/* each decision, for the journal */
@@ -241,6 +248,8 @@ void	server_count_end(struct server *, struct sjob *);
 int64_t	server_prune_margin(const struct server *);
 void	server_dispatch_apply(struct server *, struct dispatch *);
 void	server_dispatch_count(const struct dispatch *, const struct sjob *, int *, int *);
+void	server_dispatch_free(struct dispatch *);
+void	server_dispatch_init(struct dispatch *, int);
 int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64_t *);
 void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);

@@ -268,6 +268,91 @@ server_dispatch_count(const struct dispatch *dp, const struct sjob *j,
 	}
 }
 
+/* Set up an empty pass at the current time; force: a manual --force. */
+void
+server_dispatch_init(struct dispatch *dp, int force)
+{
+	memset(dp, 0, sizeof *dp);
+	dp->add_tail = &dp->add;
+	dp->now_ms = clock_wall_ms();
+	dp->now = dp->now_ms / 1000;
+	dp->now_mono = clock_mono_ms();
+	dp->force = force;
+}
+
+/*
+ * Free what a pass holds.  After server_dispatch_apply that is its lists;
+ * after a transaction that failed it is the whole pass, new entries
+ * included, and nothing else is to be undone: a pass changes the
+ * daemon's memory only in server_dispatch_apply.
+ */
+void
+server_dispatch_free(struct dispatch *dp)
+{
+	struct pending *p;
+
+	while ((p = dp->add) != NULL) {
+		dp->add = p->next;
+		free(p);
+	}
+	dp->add_tail = &dp->add;
+	free(dp->kill);
+	free(dp->drop);
+	free(dp->skipped);
+	free(dp->ranges);
+	dp->kill = NULL;
+	dp->drop = NULL;
+	dp->skipped = NULL;
+	dp->ranges = NULL;
+	dp->nkill = dp->ndrop = dp->nskipped = dp->nranges = 0;
+}
+
+/* Whether the pass settled FIFO entry p already. */
+static int
+server_dispatch_drops(const struct dispatch *dp, const struct pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < dp->ndrop; i++) {
+		if (dp->drop[i] == p)
+			return 1;
+	}
+	return 0;
+}
+
+/* How many FIFO entries of job j the pass settled. */
+static int
+server_dispatch_ndrop(const struct dispatch *dp, const struct sjob *j)
+{
+	size_t	i;
+	int	n = 0;
+
+	for (i = 0; i < dp->ndrop; i++)
+		n += dp->drop[i]->j == j;
+	return n;
+}
+
+/* Note a FIFO entry the pass settled, unlinked once it commits. */
+static void
+server_dispatch_drop(struct dispatch *dp, struct pending *p)
+{
+	dp->drop = xreallocarray(dp->drop, dp->ndrop + 1, sizeof *dp->drop);
+	dp->drop[dp->ndrop++] = p;
+}
+
+/* Whether the pass stops run r already. */
+static int
+server_dispatch_kills(const struct dispatch *dp, const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < dp->nkill; i++) {
+		if (dp->kill[i] == r)
+			return 1;
+	}
+	return 0;
+}
+
 /* Record one instance that does not run, as a skipped row. */
 int
 server_skip_row(struct server *s, struct dispatch *dp, struct sjob *j,
@@ -308,13 +393,16 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 {
 	const struct job_def	*d = j->def;
 	struct store_claim	 c;
-	struct pending		*p, **pp;
+	struct pending		*p;
 	struct run		*r;
 	char			 detail[STORE_RUN_ID_MAX + 64];
-	int			 added, claiming, inflight, rc, throttled = 0;
+	int			 added, claiming, inflight, waiting, rc;
+	int			 throttled = 0;
 
+	/* What waits counts, unless this pass settled it. */
 	server_dispatch_count(dp, j, &added, &claiming);
-	inflight = j->nruns + j->npending + added;
+	waiting = j->npending - server_dispatch_ndrop(dp, j);
+	inflight = j->nruns + waiting + added;
 	/* Catch-up runs are a backlog: they wait their turn, never skip. */
 	if (strcmp(trigger, "catch_up") == 0 || dp->force)
 		goto runs;
@@ -331,7 +419,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 		if (inflight == 0)
 			break;
 		if (d->overlap == POLICY_OVERLAP_QUEUE &&
-		    j->npending + added < d->queue_limit)
+		    waiting + added < d->queue_limit)
 			break;
 		if (j->runs != NULL)
 			(void)snprintf(detail, sizeof detail, "%s is still "
@@ -356,31 +444,31 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			return -1;
 		goto skipped;
 	case POLICY_OVERLAP_REPLACE:
-		/* The newest wins: stop what runs, drop what waits. */
+		/*
+		 * The newest wins: stop what runs, drop what waits.  Both
+		 * once the pass commits (server_dispatch_apply): until then
+		 * the runs are not marked replaced, the entries stay.
+		 */
 		for (r = j->runs; r != NULL; r = r->next_in_job) {
-			if (r->replaced)
+			if (r->replaced || server_dispatch_kills(dp, r))
 				continue;
-			r->replaced = 1;
 			dp->kill = xreallocarray(dp->kill, dp->nkill + 1,
 			    sizeof *dp->kill);
 			dp->kill[dp->nkill++] = r;
 		}
-		for (pp = &s->pend; *pp != NULL;) {
-			if ((*pp)->j != j) {
-				pp = &(*pp)->next;
+		for (p = s->pend; p != NULL; p = p->next) {
+			if (p->j != j || server_dispatch_drops(dp, p))
 				continue;
-			}
 			memset(&c, 0, sizeof c);
 			c.job = j->id;
-			c.scheduled_at = (*pp)->at;
-			c.origin = (*pp)->origin;
+			c.scheduled_at = p->at;
+			c.origin = p->origin;
 			c.now_ms = dp->now_ms;
 			if (store_run_unqueue(s->store, &c, "skipped",
 			    "replaced") == -1)
 				return -1;
-			server_skip_note(dp, j, (*pp)->at,
-			    SERVER_SKIP_REPLACED);
-			server_pend_drop(s, pp);
+			server_skip_note(dp, j, p->at, SERVER_SKIP_REPLACED);
+			server_dispatch_drop(dp, p);
 		}
 		for (p = dp->add; p != NULL; p = p->next) {
 			if (p->j != j || p->claim)
@@ -401,6 +489,10 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 
 	/* It runs: now if the job and a slot are free, else it waits. */
 runs:
+	/* Counted again: replace may have settled or superseded some. */
+	server_dispatch_count(dp, j, &added, &claiming);
+	inflight = j->nruns + j->npending - server_dispatch_ndrop(dp, j) +
+	    added;
 	p = xcalloc(1, sizeof *p);
 	p->j = j;
 	p->at = at;
@@ -697,10 +789,20 @@ server_pend_startable(struct server *s)
 void
 server_dispatch_apply(struct server *s, struct dispatch *dp)
 {
-	struct pending	*p, *next;
-	size_t		 i;
+	struct pending	*p, *next, **pp;
+	size_t		 i, left;
 	int		 held = s->pumping;
 
+	/* The FIFO entries the pass settled leave the FIFO. */
+	for (pp = &s->pend, left = dp->ndrop; *pp != NULL && left > 0;) {
+		if (!server_dispatch_drops(dp, *pp)) {
+			pp = &(*pp)->next;
+			continue;
+		}
+		server_pend_drop(s, pp);
+		left--;
+	}
+	dp->ndrop = 0;
 	for (i = 0; i < dp->nranges; i++)
 		server_log_range(dp->ranges[i].j, dp->ranges[i].reason,
 		    dp->ranges[i].first, dp->ranges[i].last,
@@ -710,6 +812,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 	for (i = 0; i < dp->nkill; i++) {
 		struct log_job lj;
 
+		dp->kill[i]->replaced = 1;
 		runner_log_job(dp->kill[i], &lj);
 		log_job(LOG_NOTICE, LOG_EV_REPLACED, &lj, "job %s: run %s is "
 		    "replaced by a newer instance: signal %d",
@@ -828,7 +931,6 @@ server_dispatch(struct server *s)
 {
 	struct dispatch	 dp;
 	struct sjob	**due = NULL;
-	struct pending	 *p, *next;
 	int64_t		 *planned = NULL, at;
 	size_t		  ndue = 0, i, batch;
 	int		  wrote;
@@ -836,11 +938,7 @@ server_dispatch(struct server *s)
 	if (s->stopping)
 		return;
 	s->armed_ms = SERVER_UNARMED;	/* a wake-up may have fired */
-	memset(&dp, 0, sizeof dp);
-	dp.add_tail = &dp.add;
-	dp.now_ms = clock_wall_ms();
-	dp.now = dp.now_ms / 1000;
-	dp.now_mono = clock_mono_ms();
+	server_dispatch_init(&dp, 0);
 	server_check_clock(s, dp.now_ms);
 	/* Woken ahead of an instant to claim it: decide as at the instant. */
 	if ((at = server_ahead(s, dp.now_ms, &dp.room)) != -1) {
@@ -934,22 +1032,17 @@ server_dispatch(struct server *s)
 rollback:
 	store_rollback(s->store);
 busy:
-	/* Nothing was written: put the jobs back as they were. */
+	/*
+	 * Nothing was written, and nothing in memory changed but the heap:
+	 * put the jobs back as they were, forget what the pass decided.
+	 */
 	server_store_trouble(s, "dispatch");
 	for (i = 0; i < ndue; i++)
 		server_heap_update(s, due[i]);
-	for (p = dp.add; p != NULL; p = next) {
-		next = p->next;
-		free(p);
-	}
-	for (i = 0; i < dp.nkill; i++)
-		dp.kill[i]->replaced = 0;
 out:
+	server_dispatch_free(&dp);
 	free(due);
 	free(planned);
-	free(dp.kill);
-	free(dp.skipped);
-	free(dp.ranges);
 	server_rearm(s);
 }
 
