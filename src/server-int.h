@@ -186,6 +186,13 @@ struct dskip {
 #define SERVER_SKIP_THROTTLED	1	/* the job fails instantly */
 #define SERVER_SKIP_REPLACED	2	/* a waiting one, replaced by a newer */
 
+/* A retry a pass settled dead: the next instance fell due first. */
+struct ddead {
+	struct pending		*p;	/* its entry, which the pass drops */
+	struct store_failure	 f;	/* its last failure */
+	char			 detail[256];
+};
+
 /* A range of instances that do not run, logged once it is committed. */
 struct drange {
 	struct sjob	*j;
@@ -207,8 +214,10 @@ struct dispatch {
 	struct pending	**add_tail;
 	struct run	**kill;		/* runs to stop (replace) */
 	size_t		  nkill;
-	struct pending	**drop;		/* FIFO entries the pass settled */
-	size_t		  ndrop;
+	struct pending	**drop;		/* FIFO entries the pass settled: */
+	size_t		  ndrop;	/* replaced, or dead (in dead too) */
+	struct ddead	 *dead;		/* retries settled dead */
+	size_t		  ndead;
 	struct dskip	 *skipped;	/* each skip, for the journal */
 	size_t		  nskipped;
 	struct drange	 *ranges;	/* each decision, for the journal */

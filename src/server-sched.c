@@ -298,13 +298,15 @@ server_dispatch_free(struct dispatch *dp)
 	dp->add_tail = &dp->add;
 	free(dp->kill);
 	free(dp->drop);
+	free(dp->dead);
 	free(dp->skipped);
 	free(dp->ranges);
 	dp->kill = NULL;
 	dp->drop = NULL;
+	dp->dead = NULL;
 	dp->skipped = NULL;
 	dp->ranges = NULL;
-	dp->nkill = dp->ndrop = dp->nskipped = dp->nranges = 0;
+	dp->nkill = dp->ndrop = dp->ndead = dp->nskipped = dp->nranges = 0;
 }
 
 /* Whether the pass settled FIFO entry p already. */
@@ -353,6 +355,93 @@ server_dispatch_kills(const struct dispatch *dp, const struct run *r)
 	return 0;
 }
 
+/* A failure as people read it: "exit 75", "signal 9", "timeout". */
+static void
+server_failure_text(const struct store_failure *f, char *buf, size_t len)
+{
+	if (strcmp(f->reason, "exit") == 0 && f->exit_status != -1)
+		(void)snprintf(buf, len, "exit %d", f->exit_status);
+	else if (strcmp(f->reason, "signal") == 0 && f->signal != -1)
+		(void)snprintf(buf, len, "signal %d", f->signal);
+	else
+		(void)snprintf(buf, len, "%s", f->reason[0] != '\0' ?
+		    f->reason : "unknown");
+}
+
+/*
+ * An instance of j at `at` falls due: a retry of an earlier instance of
+ * j that still waits to start would run past it, which
+ * server_retry_plan never plans (held back since by max_running, a
+ * throttle or the job's overlap policy).  That earlier instance is
+ * dead, written in the pass's transaction with a detail saying why; its
+ * entry leaves the FIFO, and it is logged and on_failure runs, once the
+ * pass commits.  0, or -1 when the store failed.
+ */
+static int
+server_retry_expire(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t at)
+{
+	struct store_claim	 c;
+	struct store_failure	 f;
+	struct pending		*p;
+	struct ddead		*dd;
+	char			 when[RFC3339_BUFSZ], last[64];
+	int			 rc;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		if (p->j != j || p->at >= at || strcmp(p->trigger, "retry") !=
+		    0 || server_dispatch_drops(dp, p))
+			continue;
+		memset(&c, 0, sizeof c);
+		c.job = j->id;
+		c.scheduled_at = p->at;
+		c.origin = p->origin;
+		c.now_ms = dp->now_ms;
+		if ((rc = store_run_failure(s->store, &c, &f)) == -1)
+			return -1;
+		if (rc == 0)		/* not waiting for a retry after all */
+			continue;
+		dp->dead = xreallocarray(dp->dead, dp->ndead + 1,
+		    sizeof *dp->dead);
+		dd = &dp->dead[dp->ndead];
+		dd->p = p;
+		dd->f = f;
+		server_failure_text(&f, last, sizeof last);
+		(void)snprintf(dd->detail, sizeof dd->detail, "its retry "
+		    "(attempt %d) had not started when the next instance at %s "
+		    "fell due; the last failure: %s", f.attempts + 1,
+		    server_when(at, when, sizeof when), last);
+		c.detail = dd->detail;
+		if (store_run_unqueue(s->store, &c, "dead", NULL) == -1)
+			return -1;
+		dp->ndead++;
+		server_dispatch_drop(dp, p);
+	}
+	return 0;
+}
+
+/* A retry the pass settled dead (server_retry_expire), now committed. */
+static void
+server_retry_dead(struct server *s, const struct ddead *dd)
+{
+	const struct pending	*p = dd->p;
+	struct log_job		 lj = LOG_JOB_INIT;
+	char			 run_id[STORE_RUN_ID_MAX];
+
+	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
+	lj.job = p->j->id;
+	lj.run_id = run_id;
+	lj.scheduled_at = p->at;
+	lj.attempt = dd->f.attempts;
+	lj.exit_status = dd->f.exit_status;
+	lj.signal = dd->f.signal;
+	log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is dead: %s",
+	    p->j->id, run_id, dd->detail);
+	server_hook(s, p->j, "dead", dd->f.reason, dd->f.rowid, p->at,
+	    dd->f.attempts, dd->f.exit_status, dd->f.signal, run_id);
+	server_count_end(s, p->j);
+}
+
 /* Record one instance that does not run, as a skipped row. */
 int
 server_skip_row(struct server *s, struct dispatch *dp, struct sjob *j,
@@ -399,6 +488,14 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 	int			 added, claiming, inflight, waiting, rc;
 	int			 throttled = 0;
 
+	/*
+	 * Never a retry past the next instance: a scheduled one settles
+	 * the earlier instances whose retry still waits, and is decided as
+	 * if they had not waited.
+	 */
+	if (strcmp(origin, "manual") != 0 &&
+	    server_retry_expire(s, dp, j, at) == -1)
+		return -1;
 	/* What waits counts, unless this pass settled it. */
 	server_dispatch_count(dp, j, &added, &claiming);
 	waiting = j->npending - server_dispatch_ndrop(dp, j);
@@ -794,6 +891,9 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 	int		 held = s->pumping;
 
 	/* The FIFO entries the pass settled leave the FIFO. */
+	for (i = 0; i < dp->ndead; i++)
+		server_retry_dead(s, &dp->dead[i]);
+	dp->ndead = 0;
 	for (pp = &s->pend, left = dp->ndrop; *pp != NULL && left > 0;) {
 		if (!server_dispatch_drops(dp, *pp)) {
 			pp = &(*pp)->next;
