@@ -45,6 +45,7 @@ struct envp;
 #define SERVER_UNARMED		INT64_MIN	/* armed_ms: to be armed */
 #define SERVER_TEST_CLAIM	1	/* TICKD_TEST_STOP=claim */
 #define SERVER_TEST_REAP	2	/* TICKD_TEST_STOP=reap */
+#define SERVER_HELD	"the job is paused: it waits for tickctl resume"
 
 /* A job as the loop knows it. */
 struct sjob {
@@ -74,7 +75,7 @@ struct sjob {
 /* A write for the store, done in the next batch transaction. */
 struct wq_item {
 	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE,
-	    WQ_ABANDON } kind;
+	    WQ_ABANDON, WQ_NOTE } kind;
 	int64_t						 rowid;
 	int						 attempt;
 	pid_t						 pid;
@@ -88,8 +89,8 @@ struct wq_item {
 	char						*detail;
 	char						*tail;
 	char						*job;
-	int64_t						 at;	 /* WQ_ABANDON */
-	const char					*origin; /* WQ_ABANDON */
+	int64_t						 at;	 /* WQ_ABANDON, */
+	const char					*origin; /* WQ_NOTE */
 	struct wq_item					*next;
 };
 
@@ -109,6 +110,7 @@ struct pending {
 					   or a manual run's request */
 	int		 claim;		/* dispatch: claim now, by identity */
 	int		 force;		/* only max_running holds it back */
+	int		 held;		/* noted: its job is paused */
 	const char	*why;		/* dispatch: why it waits */
 	struct store_claimed claimed;
 	struct pending	*next;
@@ -185,6 +187,7 @@ struct dskip {
 #define SERVER_SKIP_OVERLAP	0	/* the overlap policy said no */
 #define SERVER_SKIP_THROTTLED	1	/* the job fails instantly */
 #define SERVER_SKIP_REPLACED	2	/* a waiting one, replaced by a newer */
+#define SERVER_SKIP_PAUSED	3	/* a manual run of a paused job */
 
 /* A retry a pass settled dead: the next instance fell due first. */
 struct ddead {
@@ -300,6 +303,8 @@ struct pending *	server_pend_add(struct server *, struct sjob *, int64_t, const 
 void	server_pend_arm(struct server *);
 void	server_pend_cb(struct ev_loop *, ev_timer *, int);
 void	server_pend_drop(struct server *, struct pending **);
+void	server_pend_hold(struct server *, struct pending *);
+size_t	server_pend_pause(struct server *, struct sjob *);
 size_t	server_pend_startable(struct server *);
 void	server_plan(struct server *, struct sjob *, int64_t);
 void	server_pump(struct server *);

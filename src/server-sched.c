@@ -167,7 +167,66 @@ server_pend_add(struct server *s, struct sjob *j, int64_t at,
 	s->pend_tail = &p->next;
 	s->npend++;
 	j->npending++;
+	server_pend_hold(s, p);
 	return p;
+}
+
+/*
+ * If p's job is paused, note that p waits for that: once per entry and
+ * daemon, in its row's detail (through the write queue, after what is
+ * queued there about the row) and in the journal.  A forced manual run
+ * is not held.
+ */
+void
+server_pend_hold(struct server *s, struct pending *p)
+{
+	struct wq_item	*w;
+	struct log_job	 lj = LOG_JOB_INIT;
+	char		 run_id[STORE_RUN_ID_MAX];
+
+	if (p->held || p->force || !p->j->st.paused)
+		return;
+	p->held = 1;
+	w = server_wq_add(s, WQ_NOTE);
+	w->job = xstrdup(p->j->id);
+	w->at = p->at;
+	w->origin = p->origin;
+	w->detail = xstrdup(SERVER_HELD);
+	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
+	lj.job = p->j->id;
+	lj.run_id = run_id;
+	lj.scheduled_at = p->at;
+	log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: run %s waits: the job "
+	    "is paused (tickctl resume %s)", p->j->id, run_id, p->j->id);
+}
+
+/*
+ * j was paused or resumed: hold what of it waits (server_pend_hold), or
+ * let it go, its rows' detail cleared.  Returns how many entries are
+ * held now.
+ */
+size_t
+server_pend_pause(struct server *s, struct sjob *j)
+{
+	struct pending	*p;
+	struct wq_item	*w;
+	size_t		 n = 0;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		if (p->j != j)
+			continue;
+		if (j->st.paused) {
+			server_pend_hold(s, p);
+			n += p->held;
+		} else if (p->held) {
+			p->held = 0;
+			w = server_wq_add(s, WQ_NOTE);
+			w->job = xstrdup(j->id);
+			w->at = p->at;
+			w->origin = p->origin;
+		}
+	}
+	return n;
 }
 
 /* Unlink *pp (an entry of the FIFO) and free it. */
@@ -186,15 +245,16 @@ server_pend_drop(struct server *s, struct pending **pp)
 
 /*
  * Whether a job may start one more process now, given `more` already
- * started in this pass: not throttled, and its overlap policy allows it
- * (allow: under max_parallel; the others: nothing of it running).
+ * started in this pass: not paused, not throttled, and its overlap
+ * policy allows it (allow: under max_parallel; the others: nothing of
+ * it running).
  */
 int
 server_can_start(const struct sjob *j, int more, int64_t now_mono)
 {
 	const struct job_def *d = j->def;
 
-	if (d == NULL || j->throttle_until > now_mono)
+	if (d == NULL || j->st.paused || j->throttle_until > now_mono)
 		return 0;
 	if (d->overlap == POLICY_OVERLAP_ALLOW)
 		return j->nruns + more < d->max_parallel;
@@ -486,7 +546,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 	struct run		*r;
 	char			 detail[STORE_RUN_ID_MAX + 64];
 	int			 added, claiming, inflight, waiting, rc;
-	int			 throttled = 0;
+	int			 kind = SERVER_SKIP_OVERLAP;
 
 	/*
 	 * Never a retry past the next instance: a scheduled one settles
@@ -503,11 +563,22 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 	/* Catch-up runs are a backlog: they wait their turn, never skip. */
 	if (strcmp(trigger, "catch_up") == 0 || dp->force)
 		goto runs;
-	if (j->throttle_until > dp->now_mono) {
-		if (server_skip_row(s, dp, j, at, origin, "throttled",
-		    "the job fails instantly and is throttled") == -1)
+	/* A paused job is planned no instance: this is a manual one. */
+	if (j->st.paused) {
+		(void)snprintf(detail, sizeof detail, "the job is paused");
+		if (server_skip_row(s, dp, j, at, origin, "paused",
+		    detail) == -1)
 			return -1;
-		throttled = 1;
+		kind = SERVER_SKIP_PAUSED;
+		goto skipped;
+	}
+	if (j->throttle_until > dp->now_mono) {
+		(void)snprintf(detail, sizeof detail, "the job fails "
+		    "instantly and is throttled");
+		if (server_skip_row(s, dp, j, at, origin, "throttled",
+		    detail) == -1)
+			return -1;
+		kind = SERVER_SKIP_THROTTLED;
 		goto skipped;
 	}
 	switch (d->overlap) {
@@ -638,10 +709,8 @@ runs:
 	return 0;
 
 skipped:
-	(void)snprintf(dp->why, sizeof dp->why, "%s", throttled ?
-	    "the job fails instantly and is throttled" : detail);
-	server_skip_note(dp, j, at, throttled ? SERVER_SKIP_THROTTLED :
-	    SERVER_SKIP_OVERLAP);
+	(void)snprintf(dp->why, sizeof dp->why, "%s", detail);
+	server_skip_note(dp, j, at, kind);
 	return 0;
 }
 
@@ -808,6 +877,12 @@ server_note_skip(struct server *s, const struct dskip *k)
 		    "replace)", j->id, server_when(k->at, when, sizeof when));
 		return;
 	}
+	if (k->kind == SERVER_SKIP_PAUSED) {
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped: the job is paused", j->id,
+		    server_when(k->at, when, sizeof when));
+		return;
+	}
 	if (k->kind == SERVER_SKIP_THROTTLED) {
 		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
 		    "skipped: the job is throttled", j->id,
@@ -948,6 +1023,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 			s->pend_tail = &p->next;
 			s->npend++;
 			p->j->npending++;
+			server_pend_hold(s, p);
 		}
 	}
 	s->pumping = held;
@@ -1198,6 +1274,7 @@ server_pump_pass(struct server *s)
 			more += batch[i]->j == p->j;
 		if (p->not_before > now_ms || (!p->force &&
 		    !server_can_start(p->j, more, now_mono))) {
+			server_pend_hold(s, p);		/* if paused */
 			blocked = xreallocarray(blocked, nblocked + 1,
 			    sizeof *blocked);
 			blocked[nblocked++] = p->j;

@@ -383,6 +383,13 @@ server_wq_write(struct server *s)
 			rc = store_run_unqueue(s->store, &c, "abandoned",
 			    "removed") == -1 ? -1 : 0;
 			break;
+		case WQ_NOTE:
+			memset(&c, 0, sizeof c);
+			c.job = w->job;
+			c.scheduled_at = w->at;
+			c.origin = w->origin;
+			rc = store_run_note(s->store, &c, w->detail);
+			break;
 		}
 	}
 	if (store_part_end(s->store, rc == 0) == -1 || rc == -1)

@@ -101,6 +101,7 @@ enum {
 	ST_RUN_LAST,
 	ST_LEASE_TAKE,
 	ST_RUN_FAILURE,
+	ST_RUN_NOTE,
 	ST_COUNT
 };
 
@@ -212,6 +213,9 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUN_FAILURE] = "SELECT id, attempts, reason, exit_status, signal "
 	    "FROM runs WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
 	    "AND status = 'retrying'",
+	[ST_RUN_NOTE] = "UPDATE runs SET detail = ?4 WHERE job = ?1 AND "
+	    "origin = ?2 AND scheduled_at = ?3 AND status IN ('queued', "
+	    "'retrying', 'interrupted')",
 };
 
 struct store {
@@ -1312,4 +1316,22 @@ store_run_failure(struct store *s, const struct store_claim *c,
 		return store_fail(s, rc);
 	s->busy = 0;
 	return rc == SQLITE_ROW;
+}
+
+/*
+ * Set the detail of an instance that waits to start (queued, retrying or
+ * interrupted; c's job, origin and scheduled_at), NULL to clear it; a
+ * row in any other state is left alone.  0 or -1.
+ */
+int
+store_run_note(struct store *s, const struct store_claim *c,
+    const char *detail)
+{
+	sqlite3_stmt *st = s->st[ST_RUN_NOTE];
+
+	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	store_bind_text(st, 4, detail);
+	return store_step_done(s, st);
 }

@@ -166,6 +166,8 @@ int		 store_job_ids(struct store *, void (*)(const char *, void *),
 int64_t		 store_job_last_end(struct store *, const char *);
 int		 store_run_failure(struct store *, const struct store_claim *,
 		     struct store_failure *);
+int		 store_run_note(struct store *, const struct store_claim *,
+		     const char *);
 
 
 #endif /* TICKD_STORE_H */

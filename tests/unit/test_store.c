@@ -1925,6 +1925,61 @@ test_run_failure(void)
 	store_close(s);
 }
 
+/* --- the detail of a waiting instance (a paused job's) ---------------------- */
+
+/* Only a waiting instance's detail is set, and cleared. */
+struct note_case {
+	const char	*state;		/* make_instance */
+	const char	*noted;		/* its detail after the note */
+};
+
+static const struct note_case note_cases[] = {
+	{ "queued", "paused" },
+	{ "retrying", "paused" },
+	{ "interrupted", "paused" },
+	{ "running", "NULL" },
+	{ "failed", "NULL" },
+	{ "skipped", "behind an earlier instance" },
+};
+
+static void
+test_run_note(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct sql_check	 chk[2];
+	char			 path[256], job[64], sql[256];
+	int64_t			 rowid;
+	size_t			 i;
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof note_cases / sizeof note_cases[0]; i++) {
+		const struct note_case *nc = &note_cases[i];
+
+		T_RUN(sub("note", nc->state));
+		(void)snprintf(job, sizeof job, "n-%s", nc->state);
+		if ((rowid = make_instance(s, path, job, T0, nc->state)) < 0)
+			continue;
+		memset(&c, 0, sizeof c);
+		c.job = job;
+		c.scheduled_at = T0;
+		c.origin = "schedule";
+		(void)snprintf(sql, sizeof sql, "SELECT " COL("detail") " FROM "
+		    "runs WHERE id = %" PRId64, rowid);
+		chk[0].sql = sql;
+		chk[1].sql = NULL;
+		T_EQ_INT(store_run_note(s, &c, "paused"), 0);
+		chk[0].want = nc->noted;
+		check_sql(path, chk, 2);
+		T_EQ_INT(store_run_note(s, &c, NULL), 0);
+		chk[0].want = strcmp(nc->noted, "paused") == 0 ? "NULL" :
+		    nc->noted;
+		check_sql(path, chk, 2);
+	}
+	store_close(s);
+}
+
 /* --- the dead man's switch: the last success ------------------------------ */
 
 /* Instances of jobs, in this order; then the last success of each job. */
@@ -2493,6 +2548,7 @@ main(void)
 	test_skip();
 	test_unqueue();
 	test_run_failure();
+	test_run_note();
 	test_last_success();
 	test_prune();
 	test_decisions();
