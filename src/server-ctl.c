@@ -38,11 +38,13 @@ void
 server_ctl_run(struct server *s, const char *id, int force,
     struct control_reply *r)
 {
-	struct sjob	*j = server_job(s, id);
-	struct dispatch	 dp;
-	char		 run_id[STORE_RUN_ID_MAX];
-	int64_t		 at, last;
-	int		 found;
+	struct sjob		*j = server_job(s, id);
+	struct dispatch		 dp;
+	const struct dskip	*k = NULL;
+	char			 run_id[STORE_RUN_ID_MAX];
+	int64_t			 at, last;
+	size_t			 i;
+	int			 found;
 
 	if (j == NULL || j->def == NULL) {
 		control_err(r, "no job \"%s\"", id);
@@ -71,10 +73,15 @@ server_ctl_run(struct server *s, const char *id, int force,
 		goto busy;
 	server_store_ok(s);
 	store_run_id(j->id, at, "manual", run_id, sizeof run_id);
-	if (dp.nskipped > 0 && dp.skipped[0].kind == SERVER_SKIP_PAUSED)
+	/* Its own skip, if any: replace skips the instances it supersedes. */
+	for (i = 0; i < dp.nskipped; i++) {
+		if (dp.skipped[i].kind != SERVER_SKIP_REPLACED)
+			k = &dp.skipped[i];
+	}
+	if (k != NULL && k->kind == SERVER_SKIP_PAUSED)
 		control_err(r, "%s skipped: %s is paused (tickctl resume %s, "
 		    "or run --force)", run_id, j->id, j->id);
-	else if (dp.nskipped > 0)
+	else if (k != NULL)
 		control_err(r, "%s skipped (overlap = %s): %s; use --force",
 		    run_id, policy_overlap_name(j->def->overlap), dp.why);
 	else

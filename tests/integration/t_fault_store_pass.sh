@@ -12,6 +12,9 @@
 #      job holding the slot): the pass is retried once the store works,
 #      and then replaces the waiting instance (skipped, reason replaced),
 #      which never runs, not even after a restart.
+#   3. tickctl run of a replace job whose manual instance waits: the
+#      waiting one is replaced, the new one recorded and run, and the
+#      request is not answered as refused.
 . tests/integration/lib.sh
 setup
 [ -x /bin/bash ] || { echo "bash is missing"; exit 77; }
@@ -138,5 +141,26 @@ expect_eq "2: what ran, after a restart" "$(cat "$dir/rep2.out")" \
     "rep2@$(rfc3339 "$t_due")"
 expect_eq "2: nothing of rep2 waits" "$(sql "SELECT count(*) FROM runs
     WHERE job = 'rep2' AND status IN ('queued', 'running', 'retrying')")" 0
+
+# --- 3. tickctl run replacing a waiting instance: accepted ------------------------------
+rm -f "$dir/hog.end"
+run_cmd ctl run hog
+expect_eq "3: run hog" "$rc" 0
+hog3=$out
+wait_for "hog to run" 10 eval "[ \"\$(sql \"SELECT status FROM runs WHERE
+    run_id = '$hog3'\")\" = running ]"
+run_cmd ctl run rep2
+expect_eq "3: run rep2" "$rc" 0
+m2=$out
+run_cmd ctl run rep2
+expect_eq "3: run rep2 again, replacing the waiting one" "$rc|$err" "0|"
+m3=$out
+expect_eq "3: the waiting one, replaced" "$(sql "SELECT status, reason FROM
+    runs WHERE run_id = '$m2'")" "skipped|replaced"
+expect_eq "3: the new one waits" "$(sql "SELECT status, reason FROM runs
+    WHERE run_id = '$m3'")" "queued|max_running"
+touch "$dir/hog.end"
+wait_for "the new one to run" 10 eval "[ \"\$(sql \"SELECT status FROM runs
+    WHERE run_id = '$m3'\")\" = succeeded ]"
 daemon_stop_ok
 done_ok
