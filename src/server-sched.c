@@ -448,6 +448,8 @@ server_retry_expire(struct server *s, struct dispatch *dp, struct sjob *j,
 	char			 when[RFC3339_BUFSZ], last[64];
 	int			 rc;
 
+	if (j->npending == 0)		/* the common case: no walk */
+		return 0;
 	for (p = s->pend; p != NULL; p = p->next) {
 		if (p->j != j || p->at >= at || strcmp(p->trigger, "retry") !=
 		    0 || server_dispatch_drops(dp, p))
@@ -652,15 +654,15 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			server_skip_note(dp, j, p->at, SERVER_SKIP_REPLACED);
 			p->j = NULL;	/* superseded before it began */
 		}
+		/* Counted again: what waits is settled or superseded. */
+		server_dispatch_count(dp, j, &added, &claiming);
+		inflight = j->nruns + j->npending -
+		    server_dispatch_ndrop(dp, j) + added;
 		break;
 	}
 
 	/* It runs: now if the job and a slot are free, else it waits. */
 runs:
-	/* Counted again: replace may have settled or superseded some. */
-	server_dispatch_count(dp, j, &added, &claiming);
-	inflight = j->nruns + j->npending - server_dispatch_ndrop(dp, j) +
-	    added;
 	p = xcalloc(1, sizeof *p);
 	p->j = j;
 	p->at = at;
