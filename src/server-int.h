@@ -89,8 +89,8 @@ struct wq_item {
 	char						*detail;
 	char						*tail;
 	char						*job;
-	int64_t						 at;	 /* WQ_ABANDON, */
-	const char					*origin; /* WQ_NOTE */
+	int64_t						 at;	 /* ABANDON, NOTE */
+	const char					*origin; /* ABANDON, NOTE */
 	struct wq_item					*next;
 };
 
