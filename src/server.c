@@ -733,10 +733,10 @@ server_gone_take(struct server *s, const char *id)
 		s->gone[i] = s->gone[--s->ngone];
 		j->loaded = 0;
 		lj.job = j->id;
-		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: added back while "
-		    "%d process%s of its removed definition run%s: %s its own "
-		    "again", j->id, j->nruns, j->nruns == 1 ? "" : "es",
-		    j->nruns == 1 ? "s" : "", j->nruns == 1 ? "it is" :
+		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: added back "
+		    "while %d process%s of its removed definition run%s: %s "
+		    "its own again", j->id, j->nruns, j->nruns == 1 ? "" :
+		    "es", j->nruns == 1 ? "s" : "", j->nruns == 1 ? "it is" :
 		    "they are");
 		return j;
 	}

@@ -1925,7 +1925,7 @@ test_run_failure(void)
 	store_close(s);
 }
 
-/* --- the detail of a waiting instance (a paused job's) ---------------------- */
+/* --- the detail of a waiting instance (a paused job's) ------------------- */
 
 /* Only a waiting instance's detail is set, and cleared. */
 struct note_case {
