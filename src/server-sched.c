@@ -695,7 +695,7 @@ runs:
 		dp->room--;
 	} else {
 		c.reason = strcmp(trigger, "catch_up") == 0 ? "catch_up" :
-		    inflight > 0 ? "overlap" : "max_running";
+		    inflight > 0 && !dp->force ? "overlap" : "max_running";
 		p->why = c.reason;
 		if ((rc = store_run_queue(s->store, &c)) == -1) {
 			free(p);
@@ -1270,7 +1270,8 @@ server_pump_pass(struct server *s)
 	for (p = s->pend; p != NULL && n < room; p = p->next) {
 		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
 			;
-		if (k < nblocked)
+		/* A forced run waits for no earlier entry of its job. */
+		if (k < nblocked && !p->force)
 			continue;
 		for (more = 0, i = 0; i < n; i++)
 			more += batch[i]->j == p->j;

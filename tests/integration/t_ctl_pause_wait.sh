@@ -5,7 +5,8 @@
 # restart too; each row says why it waits (detail "the job is paused:
 # it waits for tickctl resume") and the journal says so once per daemon.
 # For a paused job, tickctl run is refused (a skipped row, reason
-# paused) unless --force, which runs it now; tickctl replay queues the
+# paused) unless --force, which runs it now (held back by max_running
+# only, not by the job's held instances); tickctl replay queues the
 # instance, which waits for resume like the others and says so.  After
 # resume everything held starts, in order.
 #
@@ -136,9 +137,21 @@ expect_eq "after a restart: still waiting, and why" "$(sql "SELECT count(*)
     'retrying') AND detail = '$HELD'")" 5
 
 # --- --force runs now; resume starts the rest, in order -----------------------------------
+# The forced run waits for the slot hog holds again, not for q's held
+# instances before it in the queue.
+rm -f "$dir/hog.end"
+run_cmd ctl run hog
+expect_eq "run hog again" "$rc" 0
+hid=$out
+wait_for "hog to run again" 10 eval "[ \"\$(sql \"SELECT status FROM runs
+    WHERE run_id = '$hid'\")\" = running ]"
 run_cmd ctl run --force q
 expect_eq "run --force q (paused)" "$rc" 0
 fid=$out
+expect_eq "the forced run waits for the slot only" "$(sql "SELECT status,
+    reason, detail IS NULL FROM runs WHERE run_id = '$fid'")" \
+    "queued|max_running|1"
+touch "$dir/hog.end"
 wait_for "the forced run" 10 eval "[ \"\$(sql \"SELECT status FROM runs WHERE
     run_id = '$fid'\")\" = succeeded ]"
 expect_eq "only the forced run of q ran" "$(cat "$dir/q.out")" "$fid"
