@@ -43,6 +43,19 @@ const struct ctl_cmd ctl_replay_cmd = {
 	ctl_replay_exec,
 };
 
+/*
+ * Print on stderr what the daemon said before its OK (such as "JOB is
+ * paused: the instance waits for tickctl resume"), naming the request.
+ */
+static void
+ctl_run_notes(const struct ctl_reply *r, const char *what, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < r->nlines; i++)
+		ctl_error("%s %s: %s", what, arg, r->lines[i]);
+}
+
 /* Print the run id the daemon gave, then maybe wait for the end. */
 static int
 ctl_run_started(struct ctl_ctx *ctx, const char *job, const char *run_id,
@@ -126,6 +139,7 @@ ctl_run_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		return rc;
 	switch (ctl_request(ctx, &r, "run %s%s", job, force ? " force" : "")) {
 	case 0:
+		ctl_run_notes(&r, "run", job);
 		rc = ctl_run_started(ctx, job, ctl_reply_text(&r), wait);
 		break;
 	case 1:
@@ -158,6 +172,7 @@ ctl_replay_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	}
 	switch (ctl_request(ctx, &r, "replay %s", id)) {
 	case 0:
+		ctl_run_notes(&r, "replay", id);
 		job = xstrdup(ctl_reply_text(&r));
 		if ((at = strchr(job, '@')) != NULL)
 			*at = '\0';

@@ -10,6 +10,7 @@
  */
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,18 +31,20 @@
 /*
  * tickctl run JOB [force]: a manual instance now, its instant the moment
  * of the request, or the second after the job's latest manual instance.
- * It obeys the job's overlap policy unless forced, and the global
- * max_running always.
+ * It obeys the job's overlap policy and its pause (a skipped row, reason
+ * paused) unless forced, and the global max_running always.
  */
 void
 server_ctl_run(struct server *s, const char *id, int force,
     struct control_reply *r)
 {
-	struct sjob	*j = server_job(s, id);
-	struct dispatch	 dp;
-	char		 run_id[STORE_RUN_ID_MAX];
-	int64_t		 at, last;
-	int		 found;
+	struct sjob		*j = server_job(s, id);
+	struct dispatch		 dp;
+	const struct dskip	*k = NULL;
+	char			 run_id[STORE_RUN_ID_MAX];
+	int64_t			 at, last;
+	size_t			 i;
+	int			 found;
 
 	if (j == NULL || j->def == NULL) {
 		control_err(r, "no job \"%s\"", id);
@@ -51,12 +54,7 @@ server_ctl_run(struct server *s, const char *id, int force,
 		control_err(r, "tickd is stopping");
 		return;
 	}
-	memset(&dp, 0, sizeof dp);
-	dp.add_tail = &dp.add;
-	dp.now_ms = clock_wall_ms();
-	dp.now = dp.now_ms / 1000;
-	dp.now_mono = clock_mono_ms();
-	dp.force = force;
+	server_dispatch_init(&dp, force);
 	dp.room = server_room(s, s->nrunning + server_pend_startable(s));
 	if (store_begin(s->store) == -1)
 		goto busy;
@@ -75,35 +73,37 @@ server_ctl_run(struct server *s, const char *id, int force,
 		goto busy;
 	server_store_ok(s);
 	store_run_id(j->id, at, "manual", run_id, sizeof run_id);
-	if (dp.nskipped > 0)
+	/* Its own skip, if any: replace skips the instances it supersedes. */
+	for (i = 0; i < dp.nskipped; i++) {
+		if (dp.skipped[i].kind != SERVER_SKIP_REPLACED)
+			k = &dp.skipped[i];
+	}
+	if (k != NULL && k->kind == SERVER_SKIP_PAUSED)
+		control_err(r, "%s skipped: %s is paused (tickctl resume %s, "
+		    "or run --force)", run_id, j->id, j->id);
+	else if (k != NULL)
 		control_err(r, "%s skipped (overlap = %s): %s; use --force",
 		    run_id, policy_overlap_name(j->def->overlap), dp.why);
 	else
 		control_ok(r, "%s", run_id);
 	server_dispatch_apply(s, &dp);
-	free(dp.kill);
-	free(dp.skipped);
+	server_dispatch_free(&dp);
 	server_pump(s);
 	return;
 rollback:
 	store_rollback(s->store);
 busy:
+	/* As a dispatch pass: nothing changed, what it decided is forgotten. */
 	server_store_trouble(s, "manual run");
 	control_err(r, "the store is not available (%s): try again",
 	    store_error(s->store));
-	free(dp.kill);
-	free(dp.skipped);
-	while (dp.add != NULL) {
-		struct pending *p = dp.add;
-
-		dp.add = p->next;
-		free(p);
-	}
+	server_dispatch_free(&dp);
 }
 
 /*
  * tickctl replay RUN_ID: a failed or dead instance runs again under its
- * own identity (its next attempt, trigger replay) once its job may start.
+ * own identity (its next attempt, trigger replay) once its job may start;
+ * for a paused job, after resume (the reply says so in a line of its own).
  */
 void
 server_ctl_replay(struct server *s, const char *run_id,
@@ -140,6 +140,9 @@ server_ctl_replay(struct server *s, const char *run_id,
 		goto busy;
 	server_store_ok(s);
 	server_pend_add(s, j, q.scheduled_at, q.origin, "replay", q.rowid, 0);
+	if (j->st.paused)
+		control_line(r, "%s is paused: the instance waits for tickctl "
+		    "resume", j->id);
 	control_ok(r, "%s", run_id);
 	server_pump(s);
 	return;
@@ -168,9 +171,11 @@ server_ctl_passed(const struct sjob *j, int64_t now, struct policy_late *late)
 
 /*
  * tickctl pause JOB / resume JOB [catch_up]: persisted across restarts.
- * Resuming plans from now, unless catch_up, which leaves the instances
- * missed while paused to the job's misfire policy; without it they are
- * one decision (skipped, reason paused), in the same transaction.
+ * A paused job is planned nothing, and what of it waits to start stays
+ * in the FIFO, held (server_pend_pause), until resume.  Resuming plans
+ * from now, unless catch_up, which leaves the instances missed while
+ * paused to the job's misfire policy; without it they are one decision
+ * (skipped, reason paused), in the same transaction.
  */
 void
 server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
@@ -182,7 +187,9 @@ server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
 	struct policy_late late;
 	struct log_job	 lj = LOG_JOB_INIT;
 	char		 when[RFC3339_BUFSZ], when2[RFC3339_BUFSZ];
+	char		 held[96];
 	int64_t		 now_ms;
+	size_t		 n;
 
 	if (j == NULL || j->def == NULL) {
 		control_err(r, "no job \"%s\"", id);
@@ -232,9 +239,15 @@ server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
 	server_plan(s, j, now_ms / 1000);
 	server_overdue_arm(s, j);
 	server_rearm(s);
+	n = server_pend_pause(s, j);
+	held[0] = '\0';
+	if (n > 0)
+		(void)snprintf(held, sizeof held, "%s%zu waiting instance%s "
+		    "wait%s for tickctl resume", j->nruns > 0 ? "; " : ": ", n,
+		    n == 1 ? "" : "s", n == 1 ? "s" : "");
 	if (pause)
-		control_ok(r, "%s paused%s", j->id, j->nruns > 0 ?
-		    ": its running instance goes on" : "");
+		control_ok(r, "%s paused%s%s", j->id, j->nruns > 0 ?
+		    ": its running instance goes on" : "", held);
 	else if (j->next_at >= 0)
 		control_ok(r, "%s resumed: next at %s", j->id,
 		    server_when(j->next_at, when, sizeof when));
@@ -243,6 +256,8 @@ server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
 	log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: %s by tickctl", j->id,
 	    pause ? "paused" : catch_up ? "resumed, with what it missed" :
 	    "resumed");
+	if (!pause)		/* what was held may start */
+		server_pump(s);
 }
 
 /* One request from tickctl. */

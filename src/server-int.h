@@ -45,6 +45,7 @@ struct envp;
 #define SERVER_UNARMED		INT64_MIN	/* armed_ms: to be armed */
 #define SERVER_TEST_CLAIM	1	/* TICKD_TEST_STOP=claim */
 #define SERVER_TEST_REAP	2	/* TICKD_TEST_STOP=reap */
+#define SERVER_HELD	"the job is paused: it waits for tickctl resume"
 
 /* A job as the loop knows it. */
 struct sjob {
@@ -74,7 +75,7 @@ struct sjob {
 /* A write for the store, done in the next batch transaction. */
 struct wq_item {
 	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE,
-	    WQ_ABANDON } kind;
+	    WQ_ABANDON, WQ_NOTE } kind;
 	int64_t						 rowid;
 	int						 attempt;
 	pid_t						 pid;
@@ -89,8 +90,8 @@ struct wq_item {
 	char						*detail;
 	char						*tail;
 	char						*job;
-	int64_t						 at;	 /* WQ_ABANDON */
-	const char					*origin; /* WQ_ABANDON */
+	int64_t						 at;	 /* ABANDON, NOTE */
+	const char					*origin; /* ABANDON, NOTE */
 	struct wq_item					*next;
 };
 
@@ -110,6 +111,7 @@ struct pending {
 					   or a manual run's request */
 	int		 claim;		/* dispatch: claim now, by identity */
 	int		 force;		/* only max_running holds it back */
+	int		 held;		/* noted: its job is paused */
 	const char	*why;		/* dispatch: why it waits */
 	struct store_claimed claimed;
 	struct pending	*next;
@@ -187,6 +189,14 @@ struct dskip {
 #define SERVER_SKIP_OVERLAP	0	/* the overlap policy said no */
 #define SERVER_SKIP_THROTTLED	1	/* the job fails instantly */
 #define SERVER_SKIP_REPLACED	2	/* a waiting one, replaced by a newer */
+#define SERVER_SKIP_PAUSED	3	/* a manual run of a paused job */
+
+/* A retry a pass settled dead: the next instance fell due first. */
+struct ddead {
+	struct pending		*p;	/* its entry, which the pass drops */
+	struct store_failure	 f;	/* its last failure */
+	char			 detail[256];
+};
 
 /* A range of instances that do not run, logged once it is committed. */
 struct drange {
@@ -198,12 +208,21 @@ struct drange {
 	int		 capped;
 };
 
-/* What a dispatch pass decided, applied once its transaction commits. */
+/*
+ * What a dispatch pass (or a manual run) decided, applied to the daemon's
+ * memory once its transaction commits (server_dispatch_apply), and only
+ * then: a pass whose transaction fails is forgotten whole
+ * (server_dispatch_free), the FIFO and the runs as they were.
+ */
 struct dispatch {
 	struct pending	 *add;		/* new pending entries, in order */
 	struct pending	**add_tail;
 	struct run	**kill;		/* runs to stop (replace) */
 	size_t		  nkill;
+	struct pending	**drop;		/* FIFO entries the pass settled: */
+	size_t		  ndrop;	/* replaced, or dead (in dead too) */
+	struct ddead	 *dead;		/* retries settled dead */
+	size_t		  ndead;
 	struct dskip	 *skipped;	/* each skip, for the journal */
 	size_t		  nskipped;
 	struct drange	 *ranges;	/* each decision, for the journal */
@@ -243,6 +262,8 @@ void	server_count_end(struct server *, struct sjob *);
 int64_t	server_prune_margin(const struct server *);
 void	server_dispatch_apply(struct server *, struct dispatch *);
 void	server_dispatch_count(const struct dispatch *, const struct sjob *, int *, int *);
+void	server_dispatch_free(struct dispatch *);
+void	server_dispatch_init(struct dispatch *, int);
 int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64_t *);
 void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
@@ -284,6 +305,8 @@ struct pending *	server_pend_add(struct server *, struct sjob *, int64_t, const 
 void	server_pend_arm(struct server *);
 void	server_pend_cb(struct ev_loop *, ev_timer *, int);
 void	server_pend_drop(struct server *, struct pending **);
+void	server_pend_hold(struct server *, struct pending *);
+size_t	server_pend_pause(struct server *, struct sjob *);
 size_t	server_pend_startable(struct server *);
 void	server_plan(struct server *, struct sjob *, int64_t);
 void	server_pump(struct server *);

@@ -168,7 +168,66 @@ server_pend_add(struct server *s, struct sjob *j, int64_t at,
 	s->pend_tail = &p->next;
 	s->npend++;
 	j->npending++;
+	server_pend_hold(s, p);
 	return p;
+}
+
+/*
+ * If p's job is paused, note that p waits for that: once per entry and
+ * daemon, in its row's detail (through the write queue, after what is
+ * queued there about the row) and in the journal.  A forced manual run
+ * is not held.
+ */
+void
+server_pend_hold(struct server *s, struct pending *p)
+{
+	struct wq_item	*w;
+	struct log_job	 lj = LOG_JOB_INIT;
+	char		 run_id[STORE_RUN_ID_MAX];
+
+	if (p->held || p->force || !p->j->st.paused)
+		return;
+	p->held = 1;
+	w = server_wq_add(s, WQ_NOTE);
+	w->job = xstrdup(p->j->id);
+	w->at = p->at;
+	w->origin = p->origin;
+	w->detail = xstrdup(SERVER_HELD);
+	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
+	lj.job = p->j->id;
+	lj.run_id = run_id;
+	lj.scheduled_at = p->at;
+	log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: run %s waits: the job "
+	    "is paused (tickctl resume %s)", p->j->id, run_id, p->j->id);
+}
+
+/*
+ * j was paused or resumed: hold what of it waits (server_pend_hold), or
+ * let it go, its rows' detail cleared.  Returns how many entries are
+ * held now.
+ */
+size_t
+server_pend_pause(struct server *s, struct sjob *j)
+{
+	struct pending	*p;
+	struct wq_item	*w;
+	size_t		 n = 0;
+
+	for (p = s->pend; p != NULL; p = p->next) {
+		if (p->j != j)
+			continue;
+		if (j->st.paused) {
+			server_pend_hold(s, p);
+			n += p->held;
+		} else if (p->held) {
+			p->held = 0;
+			w = server_wq_add(s, WQ_NOTE);
+			w->job = xstrdup(j->id);
+			w->at = p->at;
+			w->origin = p->origin;
+		}
+	}
+	return n;
 }
 
 /* Unlink *pp (an entry of the FIFO) and free it. */
@@ -187,15 +246,16 @@ server_pend_drop(struct server *s, struct pending **pp)
 
 /*
  * Whether a job may start one more process now, given `more` already
- * started in this pass: not throttled, and its overlap policy allows it
- * (allow: under max_parallel; the others: nothing of it running).
+ * started in this pass: not paused, not throttled, and its overlap
+ * policy allows it (allow: under max_parallel; the others: nothing of
+ * it running).
  */
 int
 server_can_start(const struct sjob *j, int more, int64_t now_mono)
 {
 	const struct job_def *d = j->def;
 
-	if (d == NULL || j->throttle_until > now_mono)
+	if (d == NULL || j->st.paused || j->throttle_until > now_mono)
 		return 0;
 	if (d->overlap == POLICY_OVERLAP_ALLOW)
 		return j->nruns + more < d->max_parallel;
@@ -269,6 +329,182 @@ server_dispatch_count(const struct dispatch *dp, const struct sjob *j,
 	}
 }
 
+/* Set up an empty pass at the current time; force: a manual --force. */
+void
+server_dispatch_init(struct dispatch *dp, int force)
+{
+	memset(dp, 0, sizeof *dp);
+	dp->add_tail = &dp->add;
+	dp->now_ms = clock_wall_ms();
+	dp->now = dp->now_ms / 1000;
+	dp->now_mono = clock_mono_ms();
+	dp->force = force;
+}
+
+/*
+ * Free what a pass holds.  After server_dispatch_apply that is its lists;
+ * after a transaction that failed it is the whole pass, new entries
+ * included, and nothing else is to be undone: a pass changes the
+ * daemon's memory only in server_dispatch_apply.
+ */
+void
+server_dispatch_free(struct dispatch *dp)
+{
+	struct pending *p;
+
+	while ((p = dp->add) != NULL) {
+		dp->add = p->next;
+		free(p);
+	}
+	dp->add_tail = &dp->add;
+	free(dp->kill);
+	free(dp->drop);
+	free(dp->dead);
+	free(dp->skipped);
+	free(dp->ranges);
+	dp->kill = NULL;
+	dp->drop = NULL;
+	dp->dead = NULL;
+	dp->skipped = NULL;
+	dp->ranges = NULL;
+	dp->nkill = dp->ndrop = dp->ndead = dp->nskipped = dp->nranges = 0;
+}
+
+/* Whether the pass settled FIFO entry p already. */
+static int
+server_dispatch_drops(const struct dispatch *dp, const struct pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < dp->ndrop; i++) {
+		if (dp->drop[i] == p)
+			return 1;
+	}
+	return 0;
+}
+
+/* How many FIFO entries of job j the pass settled. */
+static int
+server_dispatch_ndrop(const struct dispatch *dp, const struct sjob *j)
+{
+	size_t	i;
+	int	n = 0;
+
+	for (i = 0; i < dp->ndrop; i++)
+		n += dp->drop[i]->j == j;
+	return n;
+}
+
+/* Note a FIFO entry the pass settled, unlinked once it commits. */
+static void
+server_dispatch_drop(struct dispatch *dp, struct pending *p)
+{
+	dp->drop = xreallocarray(dp->drop, dp->ndrop + 1, sizeof *dp->drop);
+	dp->drop[dp->ndrop++] = p;
+}
+
+/* Whether the pass stops run r already. */
+static int
+server_dispatch_kills(const struct dispatch *dp, const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < dp->nkill; i++) {
+		if (dp->kill[i] == r)
+			return 1;
+	}
+	return 0;
+}
+
+/* A failure as people read it: "exit 75", "signal 9", "timeout". */
+static void
+server_failure_text(const struct store_failure *f, char *buf, size_t len)
+{
+	if (strcmp(f->reason, "exit") == 0 && f->exit_status != -1)
+		(void)snprintf(buf, len, "exit %d", f->exit_status);
+	else if (strcmp(f->reason, "signal") == 0 && f->signal != -1)
+		(void)snprintf(buf, len, "signal %d", f->signal);
+	else
+		(void)snprintf(buf, len, "%s", f->reason[0] != '\0' ?
+		    f->reason : "unknown");
+}
+
+/*
+ * An instance of j at `at` falls due: a retry of an earlier instance of
+ * j that still waits to start would run past it, which
+ * server_retry_plan never plans (held back since by max_running, a
+ * throttle or the job's overlap policy).  That earlier instance is
+ * dead, written in the pass's transaction with a detail saying why; its
+ * entry leaves the FIFO, and it is logged and on_failure runs, once the
+ * pass commits.  0, or -1 when the store failed.
+ */
+static int
+server_retry_expire(struct server *s, struct dispatch *dp, struct sjob *j,
+    int64_t at)
+{
+	struct store_claim	 c;
+	struct store_failure	 f;
+	struct pending		*p;
+	struct ddead		*dd;
+	char			 when[RFC3339_BUFSZ], last[64];
+	int			 rc;
+
+	if (j->npending == 0)		/* the common case: no walk */
+		return 0;
+	for (p = s->pend; p != NULL; p = p->next) {
+		if (p->j != j || p->at >= at || strcmp(p->trigger, "retry") !=
+		    0 || server_dispatch_drops(dp, p))
+			continue;
+		memset(&c, 0, sizeof c);
+		c.job = j->id;
+		c.scheduled_at = p->at;
+		c.origin = p->origin;
+		c.now_ms = dp->now_ms;
+		if ((rc = store_run_failure(s->store, &c, &f)) == -1)
+			return -1;
+		if (rc == 0)		/* not waiting for a retry after all */
+			continue;
+		dp->dead = xreallocarray(dp->dead, dp->ndead + 1,
+		    sizeof *dp->dead);
+		dd = &dp->dead[dp->ndead];
+		dd->p = p;
+		dd->f = f;
+		server_failure_text(&f, last, sizeof last);
+		(void)snprintf(dd->detail, sizeof dd->detail, "its retry "
+		    "(attempt %d) had not started when the next instance at %s "
+		    "fell due; the last failure: %s", f.attempts + 1,
+		    server_when(at, when, sizeof when), last);
+		c.detail = dd->detail;
+		if (store_run_unqueue(s->store, &c, "dead", NULL) == -1)
+			return -1;
+		dp->ndead++;
+		server_dispatch_drop(dp, p);
+	}
+	return 0;
+}
+
+/* A retry the pass settled dead (server_retry_expire), now committed. */
+static void
+server_retry_dead(struct server *s, const struct ddead *dd)
+{
+	const struct pending	*p = dd->p;
+	struct log_job		 lj = LOG_JOB_INIT;
+	char			 run_id[STORE_RUN_ID_MAX];
+
+	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
+	lj.job = p->j->id;
+	lj.run_id = run_id;
+	lj.scheduled_at = p->at;
+	lj.attempt = dd->f.attempts;
+	lj.exit_status = dd->f.exit_status;
+	lj.signal = dd->f.signal;
+	log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is dead: %s",
+	    p->j->id, run_id, dd->detail);
+	server_hook(s, p->j, "dead", dd->f.reason, dd->f.rowid, p->at,
+	    dd->f.attempts, dd->f.exit_status, dd->f.signal, run_id);
+	server_count_end(s, p->j);
+}
+
 /* Record one instance that does not run, as a skipped row. */
 int
 server_skip_row(struct server *s, struct dispatch *dp, struct sjob *j,
@@ -309,22 +545,44 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 {
 	const struct job_def	*d = j->def;
 	struct store_claim	 c;
-	struct pending		*p, **pp;
+	struct pending		*p;
 	struct run		*r;
 	char			 detail[STORE_RUN_ID_MAX + 64];
 	char			 tok[TRACK_TOKEN_LEN + 1];
-	int			 added, claiming, inflight, rc, throttled = 0;
+	int			 added, claiming, inflight, waiting, rc;
+	int			 kind = SERVER_SKIP_OVERLAP;
 
+	/*
+	 * Never a retry past the next instance: a scheduled one settles
+	 * the earlier instances whose retry still waits, and is decided as
+	 * if they had not waited.
+	 */
+	if (strcmp(origin, "manual") != 0 &&
+	    server_retry_expire(s, dp, j, at) == -1)
+		return -1;
+	/* What waits counts, unless this pass settled it. */
 	server_dispatch_count(dp, j, &added, &claiming);
-	inflight = j->nruns + j->npending + added;
+	waiting = j->npending - server_dispatch_ndrop(dp, j);
+	inflight = j->nruns + waiting + added;
 	/* Catch-up runs are a backlog: they wait their turn, never skip. */
 	if (strcmp(trigger, "catch_up") == 0 || dp->force)
 		goto runs;
-	if (j->throttle_until > dp->now_mono) {
-		if (server_skip_row(s, dp, j, at, origin, "throttled",
-		    "the job fails instantly and is throttled") == -1)
+	/* A paused job is planned no instance: this is a manual one. */
+	if (j->st.paused) {
+		(void)snprintf(detail, sizeof detail, "the job is paused");
+		if (server_skip_row(s, dp, j, at, origin, "paused",
+		    detail) == -1)
 			return -1;
-		throttled = 1;
+		kind = SERVER_SKIP_PAUSED;
+		goto skipped;
+	}
+	if (j->throttle_until > dp->now_mono) {
+		(void)snprintf(detail, sizeof detail, "the job fails "
+		    "instantly and is throttled");
+		if (server_skip_row(s, dp, j, at, origin, "throttled",
+		    detail) == -1)
+			return -1;
+		kind = SERVER_SKIP_THROTTLED;
 		goto skipped;
 	}
 	switch (d->overlap) {
@@ -333,7 +591,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 		if (inflight == 0)
 			break;
 		if (d->overlap == POLICY_OVERLAP_QUEUE &&
-		    j->npending + added < d->queue_limit)
+		    waiting + added < d->queue_limit)
 			break;
 		if (j->runs != NULL)
 			(void)snprintf(detail, sizeof detail, "%s is still "
@@ -358,31 +616,31 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			return -1;
 		goto skipped;
 	case POLICY_OVERLAP_REPLACE:
-		/* The newest wins: stop what runs, drop what waits. */
+		/*
+		 * The newest wins: stop what runs, drop what waits.  Both
+		 * once the pass commits (server_dispatch_apply): until then
+		 * the runs are not marked replaced, the entries stay.
+		 */
 		for (r = j->runs; r != NULL; r = r->next_in_job) {
-			if (r->replaced)
+			if (r->replaced || server_dispatch_kills(dp, r))
 				continue;
-			r->replaced = 1;
 			dp->kill = xreallocarray(dp->kill, dp->nkill + 1,
 			    sizeof *dp->kill);
 			dp->kill[dp->nkill++] = r;
 		}
-		for (pp = &s->pend; *pp != NULL;) {
-			if ((*pp)->j != j) {
-				pp = &(*pp)->next;
+		for (p = s->pend; p != NULL; p = p->next) {
+			if (p->j != j || server_dispatch_drops(dp, p))
 				continue;
-			}
 			memset(&c, 0, sizeof c);
 			c.job = j->id;
-			c.scheduled_at = (*pp)->at;
-			c.origin = (*pp)->origin;
+			c.scheduled_at = p->at;
+			c.origin = p->origin;
 			c.now_ms = dp->now_ms;
 			if (store_run_unqueue(s->store, &c, "skipped",
 			    "replaced") == -1)
 				return -1;
-			server_skip_note(dp, j, (*pp)->at,
-			    SERVER_SKIP_REPLACED);
-			server_pend_drop(s, pp);
+			server_skip_note(dp, j, p->at, SERVER_SKIP_REPLACED);
+			server_dispatch_drop(dp, p);
 		}
 		for (p = dp->add; p != NULL; p = p->next) {
 			if (p->j != j || p->claim)
@@ -398,6 +656,10 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			server_skip_note(dp, j, p->at, SERVER_SKIP_REPLACED);
 			p->j = NULL;	/* superseded before it began */
 		}
+		/* Counted again: what waits is settled or superseded. */
+		server_dispatch_count(dp, j, &added, &claiming);
+		inflight = j->nruns + j->npending -
+		    server_dispatch_ndrop(dp, j) + added;
 		break;
 	}
 
@@ -438,7 +700,7 @@ runs:
 		dp->room--;
 	} else {
 		c.reason = strcmp(trigger, "catch_up") == 0 ? "catch_up" :
-		    inflight > 0 ? "overlap" : "max_running";
+		    inflight > 0 && !dp->force ? "overlap" : "max_running";
 		p->why = c.reason;
 		if ((rc = store_run_queue(s->store, &c)) == -1) {
 			free(p);
@@ -454,10 +716,8 @@ runs:
 	return 0;
 
 skipped:
-	(void)snprintf(dp->why, sizeof dp->why, "%s", throttled ?
-	    "the job fails instantly and is throttled" : detail);
-	server_skip_note(dp, j, at, throttled ? SERVER_SKIP_THROTTLED :
-	    SERVER_SKIP_OVERLAP);
+	(void)snprintf(dp->why, sizeof dp->why, "%s", detail);
+	server_skip_note(dp, j, at, kind);
 	return 0;
 }
 
@@ -624,6 +884,12 @@ server_note_skip(struct server *s, const struct dskip *k)
 		    "replace)", j->id, server_when(k->at, when, sizeof when));
 		return;
 	}
+	if (k->kind == SERVER_SKIP_PAUSED) {
+		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
+		    "skipped: the job is paused", j->id,
+		    server_when(k->at, when, sizeof when));
+		return;
+	}
 	if (k->kind == SERVER_SKIP_THROTTLED) {
 		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
 		    "skipped: the job is throttled", j->id,
@@ -702,10 +968,23 @@ server_pend_startable(struct server *s)
 void
 server_dispatch_apply(struct server *s, struct dispatch *dp)
 {
-	struct pending	*p, *next;
-	size_t		 i;
+	struct pending	*p, *next, **pp;
+	size_t		 i, left;
 	int		 held = s->pumping;
 
+	/* The FIFO entries the pass settled leave the FIFO. */
+	for (i = 0; i < dp->ndead; i++)
+		server_retry_dead(s, &dp->dead[i]);
+	dp->ndead = 0;
+	for (pp = &s->pend, left = dp->ndrop; *pp != NULL && left > 0;) {
+		if (!server_dispatch_drops(dp, *pp)) {
+			pp = &(*pp)->next;
+			continue;
+		}
+		server_pend_drop(s, pp);
+		left--;
+	}
+	dp->ndrop = 0;
 	for (i = 0; i < dp->nranges; i++)
 		server_log_range(dp->ranges[i].j, dp->ranges[i].reason,
 		    dp->ranges[i].first, dp->ranges[i].last,
@@ -715,6 +994,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 	for (i = 0; i < dp->nkill; i++) {
 		struct log_job lj;
 
+		dp->kill[i]->replaced = 1;
 		runner_log_job(dp->kill[i], &lj);
 		log_job(LOG_NOTICE, LOG_EV_REPLACED, &lj, "job %s: run %s is "
 		    "replaced by a newer instance: signal %d",
@@ -750,6 +1030,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 			s->pend_tail = &p->next;
 			s->npend++;
 			p->j->npending++;
+			server_pend_hold(s, p);
 		}
 	}
 	s->pumping = held;
@@ -833,7 +1114,6 @@ server_dispatch(struct server *s)
 {
 	struct dispatch	 dp;
 	struct sjob	**due = NULL;
-	struct pending	 *p, *next;
 	int64_t		 *planned = NULL, at;
 	size_t		  ndue = 0, i, batch;
 	int		  wrote;
@@ -841,11 +1121,7 @@ server_dispatch(struct server *s)
 	if (s->stopping)
 		return;
 	s->armed_ms = SERVER_UNARMED;	/* a wake-up may have fired */
-	memset(&dp, 0, sizeof dp);
-	dp.add_tail = &dp.add;
-	dp.now_ms = clock_wall_ms();
-	dp.now = dp.now_ms / 1000;
-	dp.now_mono = clock_mono_ms();
+	server_dispatch_init(&dp, 0);
 	server_check_clock(s, dp.now_ms);
 	/* Woken ahead of an instant to claim it: decide as at the instant. */
 	if ((at = server_ahead(s, dp.now_ms, &dp.room)) != -1) {
@@ -939,22 +1215,17 @@ server_dispatch(struct server *s)
 rollback:
 	store_rollback(s->store);
 busy:
-	/* Nothing was written: put the jobs back as they were. */
+	/*
+	 * Nothing was written, and nothing in memory changed but the heap:
+	 * put the jobs back as they were, forget what the pass decided.
+	 */
 	server_store_trouble(s, "dispatch");
 	for (i = 0; i < ndue; i++)
 		server_heap_update(s, due[i]);
-	for (p = dp.add; p != NULL; p = next) {
-		next = p->next;
-		free(p);
-	}
-	for (i = 0; i < dp.nkill; i++)
-		dp.kill[i]->replaced = 0;
 out:
+	server_dispatch_free(&dp);
 	free(due);
 	free(planned);
-	free(dp.kill);
-	free(dp.skipped);
-	free(dp.ranges);
 	server_rearm(s);
 }
 
@@ -1005,12 +1276,14 @@ server_pump_pass(struct server *s)
 	for (p = s->pend; p != NULL && n < room; p = p->next) {
 		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
 			;
-		if (k < nblocked)
+		/* A forced run waits for no earlier entry of its job. */
+		if (k < nblocked && !p->force)
 			continue;
 		for (more = 0, i = 0; i < n; i++)
 			more += batch[i]->j == p->j;
 		if (p->not_before > now_ms || (!p->force &&
 		    !server_can_start(p->j, more, now_mono))) {
+			server_pend_hold(s, p);		/* if paused */
 			blocked = xreallocarray(blocked, nblocked + 1,
 			    sizeof *blocked);
 			blocked[nblocked++] = p->j;

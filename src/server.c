@@ -387,6 +387,13 @@ server_wq_write(struct server *s)
 			rc = store_run_unqueue(s->store, &c, "abandoned",
 			    "removed") == -1 ? -1 : 0;
 			break;
+		case WQ_NOTE:
+			memset(&c, 0, sizeof c);
+			c.job = w->job;
+			c.scheduled_at = w->at;
+			c.origin = w->origin;
+			rc = store_run_note(s->store, &c, w->detail);
+			break;
 		}
 	}
 	if (store_part_end(s->store, rc == 0) == -1 || rc == -1)
@@ -710,9 +717,41 @@ server_meta_jobs(struct server *s)
 }
 
 /*
+ * A job added back while processes of its removed definition still run
+ * (in s->gone): take it back, or NULL.  It owns them again, so its
+ * overlap policy, max_parallel and max_running count them, replace stops
+ * them, and their ends are its own.  Its stored state was forgotten at
+ * the removal (server_forget): read again, so that it starts afresh.
+ */
+static struct sjob *
+server_gone_take(struct server *s, const char *id)
+{
+	struct log_job	 lj = LOG_JOB_INIT;
+	struct sjob	*j;
+	size_t		 i;
+
+	for (i = 0; i < s->ngone; i++) {
+		if (strcmp(s->gone[i]->id, id) != 0)
+			continue;
+		j = s->gone[i];
+		s->gone[i] = s->gone[--s->ngone];
+		j->loaded = 0;
+		lj.job = j->id;
+		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: added back "
+		    "while %d process%s of its removed definition run%s: %s "
+		    "its own again", j->id, j->nruns, j->nruns == 1 ? "" :
+		    "es", j->nruns == 1 ? "s" : "", j->nruns == 1 ? "it is" :
+		    "they are");
+		return j;
+	}
+	return NULL;
+}
+
+/*
  * Make the loop's job list match s->conf: keep known jobs (re-planned
- * with their new definition), add new ones, drop removed ones (a job
- * with running processes is dropped when the last one ends).
+ * with their new definition), add new ones (or take back removed ones
+ * whose processes still run), drop removed ones (a job with running
+ * processes is dropped when the last one ends).
  */
 void
 server_jobs_sync(struct server *s)
@@ -738,7 +777,8 @@ server_jobs_sync(struct server *s)
 			gone[ngone++] = s->jobs[k++];
 		if (k < s->njobs && cmp == 0)
 			j = s->jobs[k++];
-		else {
+		else if ((j = server_gone_take(s, s->conf->jobs[i]->id)) ==
+		    NULL) {
 			j = xcalloc(1, sizeof *j);
 			j->id = xstrdup(s->conf->jobs[i]->id);
 			j->hidx = SERVER_NONE;

@@ -100,6 +100,8 @@ enum {
 	ST_PRUNE_DECISIONS,
 	ST_RUN_LAST,
 	ST_LEASE_TAKE,
+	ST_RUN_FAILURE,
+	ST_RUN_NOTE,
 	ST_COUNT
 };
 
@@ -159,8 +161,9 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUN_QUEUE] = "INSERT INTO runs (run_id, job, scheduled_at, "
 	    "origin, trigger, status, reason, detail, created_at) VALUES (?1, "
 	    "?2, ?3, ?4, ?5, 'queued', ?7, ?8, ?6) ON CONFLICT DO NOTHING",
-	[ST_RUN_UNQUEUE] = "UPDATE runs SET status = ?4, reason = ?5, "
-	    "detail = NULL, finished_at = ?6, owner = NULL, lease_until = NULL, "
+	[ST_RUN_UNQUEUE] = "UPDATE runs SET status = ?4, "
+	    "reason = coalesce(?5, reason), detail = ?7, finished_at = ?6, "
+	    "owner = NULL, lease_until = NULL, "
 	    "retry_at = NULL WHERE job = ?1 AND origin = ?2 AND "
 	    "scheduled_at = ?3 AND status IN ('queued', 'retrying', "
 	    "'interrupted') RETURNING id",
@@ -210,6 +213,12 @@ static const char *const store_sql[ST_COUNT] = {
 	    "FROM decisions WHERE decided_at < ?1 LIMIT ?2)",
 	[ST_RUN_LAST] = "SELECT max(scheduled_at) FROM runs WHERE job = ?1 "
 	    "AND origin = ?2",
+	[ST_RUN_FAILURE] = "SELECT id, attempts, reason, exit_status, signal "
+	    "FROM runs WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
+	    "AND status = 'retrying'",
+	[ST_RUN_NOTE] = "UPDATE runs SET detail = ?4 WHERE job = ?1 AND "
+	    "origin = ?2 AND scheduled_at = ?3 AND status IN ('queued', "
+	    "'retrying', 'interrupted')",
 };
 
 struct store {
@@ -1055,7 +1064,8 @@ store_job_last_end(struct store *s, const char *job)
 
 /*
  * Settle an instance that waits (queued, retrying, or interrupted by a
- * crash) without running it: status and reason, e.g. skipped/replaced.
+ * crash) without running it: status and reason, e.g. skipped/replaced
+ * (reason NULL: the one it has, a retry's failure), and c->detail.
  * Returns its rowid, 0 if it was not waiting, -1.
  */
 int64_t
@@ -1070,8 +1080,9 @@ store_run_unqueue(struct store *s, const struct store_claim *c,
 	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
 	(void)sqlite3_bind_text(st, 4, status, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC);
+	store_bind_text(st, 5, reason);
 	(void)sqlite3_bind_int64(st, 6, c->now_ms);
+	store_bind_text(st, 7, c->detail);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		rowid = sqlite3_column_int64(st, 0);
 	(void)sqlite3_reset(st);
@@ -1290,4 +1301,58 @@ store_run_last(struct store *s, const char *job, const char *origin,
 	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 	(void)sqlite3_bind_text(st, 2, origin, -1, SQLITE_STATIC);
 	return store_int64(s, st, at);
+}
+
+/*
+ * The last failure of an instance waiting for its retry (c's job, origin
+ * and scheduled_at).  Returns 1 (*out set), 0 if it does not wait for a
+ * retry, -1.
+ */
+int
+store_run_failure(struct store *s, const struct store_claim *c,
+    struct store_failure *out)
+{
+	sqlite3_stmt	*st = s->st[ST_RUN_FAILURE];
+	const char	*text;
+	int		 rc;
+
+	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->rowid = sqlite3_column_int64(st, 0);
+		out->attempts = sqlite3_column_int(st, 1);
+		text = (const char *)sqlite3_column_text(st, 2);
+		(void)snprintf(out->reason, sizeof out->reason, "%s",
+		    text != NULL ? text : "");
+		out->exit_status = sqlite3_column_type(st, 3) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int(st, 3);
+		out->signal = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 :
+		    sqlite3_column_int(st, 4);
+	}
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, rc);
+	s->busy = 0;
+	return rc == SQLITE_ROW;
+}
+
+/*
+ * Set the detail of an instance that waits to start (queued, retrying or
+ * interrupted; c's job, origin and scheduled_at), NULL to clear it; a
+ * row in any other state is left alone.  0 or -1.
+ */
+int
+store_run_note(struct store *s, const struct store_claim *c,
+    const char *detail)
+{
+	sqlite3_stmt *st = s->st[ST_RUN_NOTE];
+
+	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
+	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	store_bind_text(st, 4, detail);
+	return store_step_done(s, st);
 }

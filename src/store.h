@@ -84,6 +84,15 @@ struct store_requeued {
 	int64_t	scheduled_at;
 };
 
+/* The last failure of an instance that waits for its retry. */
+struct store_failure {
+	int64_t	rowid;
+	int	attempts;
+	char	reason[16];	/* exit, signal, timeout, spawn */
+	int	exit_status;	/* -1: none */
+	int	signal;		/* -1: none */
+};
+
 /* An instance found in the store at startup. */
 struct store_found {
 	int64_t		 rowid;
@@ -166,6 +175,10 @@ int64_t		 store_run_unqueue(struct store *, const struct store_claim *,
 int		 store_job_ids(struct store *, void (*)(const char *, void *),
 		     void *);
 int64_t		 store_job_last_end(struct store *, const char *);
+int		 store_run_failure(struct store *, const struct store_claim *,
+		     struct store_failure *);
+int		 store_run_note(struct store *, const struct store_claim *,
+		     const char *);
 
 
 #endif /* TICKD_STORE_H */

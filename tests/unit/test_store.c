@@ -1867,6 +1867,132 @@ test_unqueue(void)
 	store_close(s);
 }
 
+/* --- a retry's last failure; its instance settled dead ------------------- */
+
+/* Only an instance waiting for its retry has a failure to give. */
+struct failure_case {
+	const char	*state;		/* make_instance */
+	int		 found;
+	const char	*failure;	/* attempts reason exit_status signal */
+};
+
+static const struct failure_case failure_cases[] = {
+	{ "retrying", 1, "1 exit 75 -1" },
+	{ "queued", 0, NULL },
+	{ "running", 0, NULL },
+	{ "interrupted", 0, NULL },
+	{ "failed", 0, NULL },
+};
+
+static void
+test_run_failure(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct store_failure	 f;
+	struct sql_check	 chk[2];
+	char			 path[256], job[64], sql[512], got[128];
+	int64_t			 rowid;
+	size_t			 i;
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof failure_cases / sizeof failure_cases[0]; i++) {
+		const struct failure_case *fc = &failure_cases[i];
+
+		T_RUN(sub("failure", fc->state));
+		(void)snprintf(job, sizeof job, "f-%s", fc->state);
+		if ((rowid = make_instance(s, path, job, T0, fc->state)) < 0)
+			continue;
+		memset(&c, 0, sizeof c);
+		c.job = job;
+		c.scheduled_at = T0;
+		c.origin = "schedule";
+		c.now_ms = NOW_MS + 6000;
+		memset(&f, 0, sizeof f);
+		T_EQ_INT(store_run_failure(s, &c, &f), fc->found);
+		if (!fc->found)
+			continue;
+		T_EQ_INT(f.rowid, rowid);
+		(void)snprintf(got, sizeof got, "%d %s %d %d", f.attempts,
+		    f.reason, f.exit_status, f.signal);
+		T_EQ_STR(got, fc->failure);
+
+		/* Settled dead, keeping its reason, with a detail. */
+		T_RUN(sub("failure", "settled dead"));
+		c.detail = "its retry had not started";
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_run_unqueue(s, &c, "dead", NULL), rowid);
+		T_EQ_INT(store_commit(s), 0);
+		(void)snprintf(sql, sizeof sql, "SELECT status || ' ' || "
+		    COL("reason") " || ' ' || " COL("detail") " || ' ' || "
+		    COL("finished_at") " || ' ' || " COL("retry_at") " || ' ' "
+		    "|| exit_status FROM runs WHERE id = %" PRId64, rowid);
+		chk[0].sql = sql;
+		chk[0].want = "dead exit its retry had not started "
+		    "1805007607234 NULL 75";
+		chk[1].sql = NULL;
+		check_sql(path, chk, 2);
+		T_EQ_INT(store_run_failure(s, &c, &f), 0);
+	}
+	store_close(s);
+}
+
+/* --- the detail of a waiting instance (a paused job's) ------------------- */
+
+/* Only a waiting instance's detail is set, and cleared. */
+struct note_case {
+	const char	*state;		/* make_instance */
+	const char	*noted;		/* its detail after the note */
+};
+
+static const struct note_case note_cases[] = {
+	{ "queued", "paused" },
+	{ "retrying", "paused" },
+	{ "interrupted", "paused" },
+	{ "running", "NULL" },
+	{ "failed", "NULL" },
+	{ "skipped", "behind an earlier instance" },
+};
+
+static void
+test_run_note(void)
+{
+	struct store		*s;
+	struct store_claim	 c;
+	struct sql_check	 chk[2];
+	char			 path[256], job[64], sql[256];
+	int64_t			 rowid;
+	size_t			 i;
+
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	for (i = 0; i < sizeof note_cases / sizeof note_cases[0]; i++) {
+		const struct note_case *nc = &note_cases[i];
+
+		T_RUN(sub("note", nc->state));
+		(void)snprintf(job, sizeof job, "n-%s", nc->state);
+		if ((rowid = make_instance(s, path, job, T0, nc->state)) < 0)
+			continue;
+		memset(&c, 0, sizeof c);
+		c.job = job;
+		c.scheduled_at = T0;
+		c.origin = "schedule";
+		(void)snprintf(sql, sizeof sql, "SELECT " COL("detail") " FROM "
+		    "runs WHERE id = %" PRId64, rowid);
+		chk[0].sql = sql;
+		chk[1].sql = NULL;
+		T_EQ_INT(store_run_note(s, &c, "paused"), 0);
+		chk[0].want = nc->noted;
+		check_sql(path, chk, 2);
+		T_EQ_INT(store_run_note(s, &c, NULL), 0);
+		chk[0].want = strcmp(nc->noted, "paused") == 0 ? "NULL" :
+		    nc->noted;
+		check_sql(path, chk, 2);
+	}
+	store_close(s);
+}
+
 /* --- the dead man's switch: the last success ------------------------------ */
 
 /* Instances of jobs, in this order; then the last success of each job. */
@@ -2509,6 +2635,8 @@ main(void)
 	test_retry();
 	test_skip();
 	test_unqueue();
+	test_run_failure();
+	test_run_note();
 	test_last_success();
 	test_prune();
 	test_decisions();
