@@ -352,9 +352,8 @@ cg_find(struct run *r, const struct track_found *f)
 {
 	const struct track_info	*ti = track_current();
 	char			 name[CGROUP_NAME_MAX + 1], *in;
-	long			 ppid, pgrp, sid;
-	int64_t			 start;
-	int			 state, same;
+	long			 sid;
+	int			 same;
 
 	if (!track_same_boot(f->boot_id))
 		return TRACK_GONE;
@@ -368,9 +367,7 @@ cg_find(struct run *r, const struct track_found *f)
 	} else
 		return TRACK_GONE;
 	if (f->pid > 0) {
-		if (f->pid_start == -1 || track_proc_stat(f->pid, &state,
-		    &ppid, &pgrp, &sid, &start) == -1 || state == 'Z' ||
-		    state == 'X' || start != f->pid_start)
+		if (!track_proc_same(f->pid, f->pid_start, &sid))
 			return TRACK_GONE;
 		in = track_proc_cgroup(f->pid);
 		same = in != NULL && strcmp(in, r->cgroup) == 0;
@@ -378,7 +375,7 @@ cg_find(struct run *r, const struct track_found *f)
 		if (!same)
 			return TRACK_GONE;
 		r->pid = f->pid;
-		r->pid_start = start;
+		r->pid_start = f->pid_start;
 		return TRACK_MAIN;
 	}
 	return cg_populated_path(r->cgroup) == 1 ? TRACK_GROUP : TRACK_GONE;

@@ -280,21 +280,17 @@ static enum track_alive
 pgrp_find_alive(struct run *r, const struct track_found *f)
 {
 	struct pgrp_proc	*e, *best = NULL;
-	long			 ppid, pgrp, sid;
-	int64_t			 start;
+	long			 sid;
 	size_t			 i;
-	int			 state;
 
 	if (!track_same_boot(f->boot_id))
 		return TRACK_GONE;
 	if (f->pid > 0) {
-		if (f->pid_start == -1 || track_proc_stat(f->pid, &state,
-		    &ppid, &pgrp, &sid, &start) == -1 || state == 'Z' ||
-		    state == 'X' || start != f->pid_start ||
+		if (!track_proc_same(f->pid, f->pid_start, &sid) ||
 		    sid != (long)f->pid)
 			return TRACK_GONE;
 		r->pid = f->pid;
-		r->pid_start = start;
+		r->pid_start = f->pid_start;
 		return TRACK_MAIN;
 	}
 	if (f->invocation == NULL || f->invocation[0] == '\0')
@@ -319,13 +315,9 @@ pgrp_find_alive(struct run *r, const struct track_found *f)
 static int
 pgrp_populated(const struct run *r)
 {
-	long	ppid, pgrp, sid;
-	int64_t	start;
-	int	state;
+	long sid;
 
-	return r->pid > 0 && track_proc_stat(r->pid, &state, &ppid, &pgrp,
-	    &sid, &start) == 0 && state != 'Z' && state != 'X' &&
-	    start == r->pid_start;
+	return track_proc_same(r->pid, r->pid_start, &sid);
 }
 
 /* No limits without a cgroup (conf refuses a job that sets one). */

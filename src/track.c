@@ -619,6 +619,22 @@ track_proc_stat(pid_t pid, int *state, long *ppid, long *pgrp, long *sid,
 }
 
 /*
+ * Whether process pid lives (not a zombie) and is the one that started
+ * at start (field 22 of /proc/PID/stat); its session in *sid.  1 or 0.
+ */
+int
+track_proc_same(pid_t pid, int64_t start, long *sid)
+{
+	long	ppid, pgrp;
+	int64_t	st;
+	int	state;
+
+	return pid > 0 && start != -1 && track_proc_stat(pid, &state, &ppid,
+	    &pgrp, sid, &st) == 0 && state != 'Z' && state != 'X' &&
+	    st == start;
+}
+
+/*
  * The start time of a process (field 22 of /proc/PID/stat, clock ticks
  * since boot): with the pid, it identifies the process across pid reuse.
  * -1 if unknown.

@@ -98,6 +98,7 @@ int		 track_controllers(const char *, const char *, const char *,
 int		 track_release_cgroup(const char *, char **);
 void		 track_token(char *, size_t);
 int64_t		 track_pid_start(pid_t);
+int		 track_proc_same(pid_t, int64_t, long *);
 int		 track_proc_stat(pid_t, int *, long *, long *, long *,
 		     int64_t *);
 char		*track_proc_env(pid_t, const char *);

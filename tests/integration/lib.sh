@@ -295,6 +295,19 @@ cg_delegate() {
 	cg_enter=$cgdir/supervisor
 }
 
+# setup_mode MODE: setup for a test that runs in both ways of tracking:
+# cgroup (skipped without a cgroup subtree) or pgrp (process groups,
+# TICKD_TEST_CGROUP=none).
+setup_mode() {
+	[ "$1" = pgrp ] && TICKD_TEST_CGROUP=none
+	setup
+	if [ "$1" = cgroup ]; then
+		need_cgroup
+	else
+		expect_eq "no cgroup in this mode" "$cgdir" ""
+	fi
+}
+
 # need_cgroup: skip the test (77) without a cgroup subtree of its own.
 need_cgroup() {
 	[ -n "$cgdir" ] || { echo "no writable cgroup v2 hierarchy here"; exit 77; }

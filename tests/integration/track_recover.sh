@@ -23,13 +23,7 @@
 # With cgroups, start 6 runs in the top of its cgroup, with no cgroup key:
 # it moves itself to the leaf supervisor and its jobs go beside it.
 . tests/integration/lib.sh
-[ "$mode" = pgrp ] && TICKD_TEST_CGROUP=none
-setup
-if [ "$mode" = cgroup ]; then
-	need_cgroup
-else
-	expect_eq "no cgroup in this mode" "$cgdir" ""
-fi
+setup_mode "$mode"
 root=
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && root=1
 chmod 755 "$dir"	# nobody runs the planted processes from it

@@ -18,13 +18,7 @@
 # - every attempt's cgroup is removed once the attempt is recorded and
 #   empty.
 . tests/integration/lib.sh
-[ "$mode" = pgrp ] && TICKD_TEST_CGROUP=none
-setup
-if [ "$mode" = cgroup ]; then
-	need_cgroup
-else
-	expect_eq "no cgroup in this mode" "$cgdir" ""
-fi
+setup_mode "$mode"
 for s in zz-tg-main zz-tg-child zz-tg-esc zz-tg-orphan zz-tg-clean zz-rt \
     zz-hk zz-ru zz-victim; do
 	sleeper $s

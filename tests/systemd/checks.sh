@@ -163,6 +163,18 @@ jfield() {
 	jfind "$c" "$@" | sed -n "s/^$f=//p" | head -n 1
 }
 
+# hold_start: run the job hold (it runs until $dir/hold.release exists,
+# made when the check ends); sets id (its run id) and jpid (its pid).
+hold_start() {
+	local out
+	on_exit "touch $dir/hold.release"
+	rm -f "$dir/hold.pid" "$dir/hold.release"
+	out=$(tickctl run hold 2>&1) || fail "tickctl run hold: $out"
+	id=$(echo "$out" | sed -n 1p)
+	wait_for 30 "the job's pid file" test -s "$dir/hold.pid"
+	jpid=$(cat "$dir/hold.pid")
+}
+
 # --- the checks -------------------------------------------------------------------
 
 # The boot ended "running": no unit failed (tickd.service included).
@@ -450,12 +462,7 @@ check_cgroup_tree() {
 	echo "$out"
 	echo "$out" | grep -qxF "tracked  by cgroup $cg (controllers: cpu io memory pids)" ||
 	    fail "tickctl status: no 'tracked  by cgroup $cg (controllers: cpu io memory pids)'"
-	on_exit "touch $dir/hold.release"
-	rm -f "$dir/hold.pid" "$dir/hold.release"
-	out=$(tickctl run hold 2>&1) || fail "tickctl run hold: $out"
-	id=$(echo "$out" | sed -n 1p)
-	wait_for 30 "the job's pid file" test -s "$dir/hold.pid"
-	jpid=$(cat "$dir/hold.pid")
+	hold_start
 	expect_eq "the job's cgroup" "$(sed -n 's/^0:://p' /proc/"$jpid"/cgroup)" \
 	    "/system.slice/tickd.service/$(echo "$id" | tr / _).1"
 	touch "$dir/hold.release"
@@ -563,12 +570,7 @@ check_cpu_accounting() {
 timeout_adopt_after_kill=240
 check_adopt_after_kill() {
 	local id pid jpid n c out npid st t0
-	on_exit "touch $dir/hold.release"
-	rm -f "$dir/hold.pid" "$dir/hold.release"
-	out=$(tickctl run hold 2>&1) || fail "tickctl run hold: $out"
-	id=$(echo "$out" | sed -n 1p)
-	wait_for 30 "the job's pid file" test -s "$dir/hold.pid"
-	jpid=$(cat "$dir/hold.pid")
+	hold_start
 	wait_for 30 "the start of $id in the journal" eval \
 	    "jfind '' TICKD_RUN_ID='$id' MESSAGE_ID=$MSGID_STARTED | grep -q ."
 	expect_eq "TICKD_PID of the start" "$(jfield "" TICKD_PID \
