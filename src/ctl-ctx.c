@@ -7,34 +7,15 @@
  * as the daemon loads it; its causes are kept for "check".  The store is
  * opened read-only through store_query.c.
  *
- * Whether the daemon runs: a running tickd holds an exclusive flock on
- * "<state>.lock" and has written its pid there.  The lock is looked up in
- * /proc/locks (by device and inode, or by inode and that pid), which
- * takes no lock of its own: probing with flock(LOCK_SH | LOCK_NB) would,
- * for an instant, make a daemon starting at that moment fail to take
- * its lock and exit ("state is in use"), and tests poll "tickctl status"
- * while a daemon starts.  The flock probe is only the fallback when
- * /proc/locks cannot be read.
- *
- * /proc/locks is not a snapshot: the kernel produces it a page at a time
- * by position, so a lock released between two reads shifts the rest and
- * one entry is skipped, the daemon's among them (with 20 tickctl clients'
- * SQLite locks churning, 3% of reads missed a held flock).  A lock not
- * found while the pid in the lock file lives is looked up again, up to
- * CTL_LOCK_TRIES times in all.
+ * Whether the daemon runs: statelock_held, which takes no lock.
  *
  * DIAGNOSTICS: ctl_ctx_conf, ctl_ctx_store and ctl_ctx_job print one
  * line "tickctl: ..." on stderr and return NULL; the _quiet variants
  * print nothing.
  */
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +25,10 @@
 #include "clock.h"
 #include "conf.h"
 #include "ctl.h"
+#include "statelock.h"
 #include "store_query.h"
 #include "xmalloc.h"
 
-#define CTL_LOCK_TRIES	20	/* /proc/locks reads while the pid lives */
 
 /* Print "tickctl: <message>" on stderr. */
 void
@@ -200,103 +181,23 @@ ctl_ctx_store(struct ctl_ctx *ctx)
 	return ctx->store;
 }
 
-/* The pid written in the lock file open as fd, 0 if none. */
-static long
-ctl_lock_pid(int fd)
-{
-	char	buf[32];
-	ssize_t	n;
-	long	pid;
-
-	n = pread(fd, buf, sizeof buf - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	pid = strtol(buf, NULL, 10);
-	return pid > 0 ? pid : 0;
-}
-
 /*
- * Whether /proc/locks shows an exclusive flock on the file sb describes:
- * 1 yes (*holder: its pid), 0 no, -1 when /proc/locks cannot be read.
- * On overlay file systems the device in /proc/locks may not be the one
- * stat reports: an entry with the same inode held by the pid the lock
- * file names counts too.
- */
-static int
-ctl_proc_locks(const struct stat *sb, long pid, long *holder)
-{
-	FILE		*f;
-	char		 line[256], type[16], rw[16];
-	unsigned int	 maj, min;
-	unsigned long	 ino;
-	long		 lpid;
-	int		 found = 0;
-
-	if ((f = fopen("/proc/locks", "re")) == NULL)
-		return -1;
-	while (!found && fgets(line, sizeof line, f) != NULL) {
-		/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5312437 0 EOF";
-		 * waiters have "->" after the number and are skipped. */
-		if (strstr(line, "->") != NULL)
-			continue;
-		if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", type, rw,
-		    &lpid, &maj, &min, &ino) != 6)
-			continue;
-		if (strcmp(type, "FLOCK") != 0 || strcmp(rw, "WRITE") != 0 ||
-		    ino != (unsigned long)sb->st_ino)
-			continue;
-		if ((maj == major(sb->st_dev) && min == minor(sb->st_dev)) ||
-		    (pid > 0 && lpid == pid)) {
-			*holder = lpid;
-			found = 1;
-		}
-	}
-	(void)fclose(f);
-	return found;
-}
-
-/*
- * Whether a daemon holds the store's lock, and its pid.  Needs the
- * configuration; when it is unusable the daemon is reported as not
- * running (with lock empty).
+ * Whether a daemon holds the state database's lock (statelock.c), and
+ * its pid.  Needs the configuration; when it is unusable the daemon is
+ * reported as not running (with lock empty).
  */
 const struct ctl_daemon *
 ctl_ctx_daemon(struct ctl_ctx *ctx)
 {
 	struct ctl_daemon	*d = &ctx->daemon;
-	struct stat		 sb;
-	long			 holder = 0;
-	int			 fd = -1, rc, tries = 0;
 
 	if (ctx->daemon_tried)
 		return d;
 	ctx->daemon_tried = 1;
 	if (ctl_ctx_conf_quiet(ctx) == NULL)
 		return d;
-	(void)snprintf(d->lock, sizeof d->lock, "%s.lock", ctx->conf->state);
-	/* stat, not open: the file is 0600, tickctl may be another user. */
-	if (stat(d->lock, &sb) == -1)
-		return d;	/* no lock file: tickd never ran here */
-	if ((fd = open(d->lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1)
-		d->pid = ctl_lock_pid(fd);
-	do
-		rc = ctl_proc_locks(&sb, d->pid, &holder);
-	while (rc == 0 && d->pid > 0 && ++tries < CTL_LOCK_TRIES &&
-	    (kill((pid_t)d->pid, 0) == 0 || errno == EPERM));
-	if (rc == -1 && fd != -1) {
-		/* No /proc: probe with a shared lock (see the top). */
-		if (flock(fd, LOCK_SH | LOCK_NB) == -1)
-			d->running = errno == EWOULDBLOCK;
-		else
-			(void)flock(fd, LOCK_UN);
-	} else if (rc == 1) {
-		d->running = 1;
-		if (holder > 0)
-			d->pid = holder;
-	}
-	if (!d->running)
-		d->pid = 0;
-	if (fd != -1)
-		(void)close(fd);
+	(void)snprintf(d->lock, sizeof d->lock, "%s", ctx->conf->state);
+	d->running = statelock_held(ctx->conf->state, &d->pid);
 	return d;
 }
 

@@ -3,8 +3,8 @@
  *
  *   tickctl [--json] status [JOB]
  *
- * Without JOB: whether the daemon runs (ctl_ctx_daemon: the lock on
- * "<state>.lock"), its pid and since when (the store's meta keys "pid",
+ * Without JOB: whether the daemon runs (ctl_ctx_daemon: the lock on the
+ * state database), its pid and since when (the store's meta keys "pid",
  * "since" (ms) and "config" when the daemon wrote them, else the lock
  * file and /proc/PID/stat), the configuration and state files, the jobs
  * loaded and in error (the meta keys "jobs" and "jobs_in_error", which

@@ -26,7 +26,7 @@ struct store_query;
 struct ctl_daemon {
 	int	 running;	/* a tickd holds the state's lock */
 	long	 pid;		/* its pid, 0: unknown */
-	char	 lock[4096];	/* the lock file's path */
+	char	 lock[4096];	/* the locked file: the state database */
 };
 
 /*

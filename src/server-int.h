@@ -122,7 +122,8 @@ struct server {
 	const char		 *config_path;
 	struct conf		 *conf;
 	struct store		 *store;
-	int			  lock_fd;
+	char			 *state;	/* conf->state, links resolved */
+	int			  lock_fd[2];	/* statelock_take's */
 	int			  clock_fd;
 	int			  wake_fd;	/* monotonic timerfd */
 	char			  owner[128];
@@ -291,7 +292,6 @@ void	server_jobs_free(struct sjob **, size_t);
 void	server_jobs_sync(struct server *);
 void	server_kill_cb(struct ev_loop *, ev_timer *, int);
 void	server_lease_cb(struct ev_loop *, ev_timer *, int);
-void	server_lock(struct server *);
 void	server_log_causes(const struct conf *, const struct conf_causes *);
 void	server_log_warnings(const struct conf *);
 void	server_log_ignored(struct server *);

@@ -64,6 +64,7 @@
 #include "runner.h"
 #include "server.h"
 #include "server-int.h"
+#include "statelock.h"
 #include "store.h"
 #include "track.h"
 #include "xmalloc.h"
@@ -1238,36 +1239,28 @@ server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 /* --- startup -------------------------------------------------------------------- */
 
 /*
- * Take the lock that makes this the only tickd on its store; a second one
- * fails, naming the holder.
+ * Take the lock that makes this the only tickd on its database, under
+ * whatever name (statelock.c); a second one fails, naming the holder.
  */
-void
+static void
 server_lock(struct server *s)
 {
-	char	*path = xasprintf("%s.lock", s->conf->state), buf[32];
-	ssize_t	 n;
-	int	 fd;
+	char	*cause = NULL;
+	long	 holder;
 
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600)) == -1)
-		fatal("%s", path);
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		if (errno != EWOULDBLOCK)
-			fatal("lock %s", path);
-		n = pread(fd, buf, sizeof buf - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		fatalx("state %s is in use by another tickd (pid %s): only "
-		    "one daemon may use a state database", s->conf->state,
-		    buf[0] != '\0' ? buf : "unknown");
+	switch (statelock_take(s->state, s->lock_fd, &holder, &cause)) {
+	case 0:
+		return;
+	case 1:
+		if (holder > 0)
+			fatalx("state %s is in use by another tickd (pid %ld): "
+			    "only one daemon may use a state database",
+			    s->state, holder);
+		fatalx("state %s is in use by another tickd: only one daemon "
+		    "may use a state database", s->state);
+	default:
+		fatalx("state %s", cause);
 	}
-	(void)snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == -1 ||
-	    pwrite(fd, buf, strlen(buf), 0) != (ssize_t)strlen(buf))
-		log_warn("%s: cannot record our pid: %s", path,
-		    strerror(errno));
-	s->lock_fd = fd;
-	free(path);
 }
 
 /* Create the state file's directory if it is missing (one level). */
@@ -1574,7 +1567,7 @@ server_main(const char *path, int verbose)
 
 	memset(s, 0, sizeof *s);
 	s->config_path = path;
-	s->lock_fd = s->clock_fd = s->wake_fd = -1;
+	s->lock_fd[0] = s->lock_fd[1] = s->clock_fd = s->wake_fd = -1;
 	s->wq_tail = &s->wq;
 	s->armed_ms = SERVER_UNARMED;
 	s->no_ahead = -1;
@@ -1597,18 +1590,19 @@ server_main(const char *path, int verbose)
 	server_test_init(s);
 	server_identity(s);
 	server_state_dir(s->conf->state);
-	if (server_state_safe(s->conf->state) == -1) {
+	s->state = statelock_path(s->conf->state);
+	if (server_state_safe(s->state) == -1) {
 		conf_free(s->conf);
 		return SERVER_EXIT_CONFIG;
 	}
 	server_lock(s);
-	if ((s->store = store_open(s->conf->state, 0, &cause)) == NULL) {
+	if ((s->store = store_open(s->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);
 		free(cause);
 		conf_free(s->conf);
 		return 1;
 	}
-	server_state_private(s->conf->state);
+	server_state_private(s->state);
 	if (server_track(s) == -1) {
 		store_close(s->store);
 		conf_free(s->conf);
@@ -1707,8 +1701,12 @@ server_main(const char *path, int verbose)
 		(void)close(s->clock_fd);
 	if (s->wake_fd != -1)
 		(void)close(s->wake_fd);
-	if (s->lock_fd != -1)
-		(void)close(s->lock_fd);
+	/* After store_close: see statelock.c. */
+	if (s->lock_fd[0] != -1)
+		(void)close(s->lock_fd[0]);
+	if (s->lock_fd[1] != -1)
+		(void)close(s->lock_fd[1]);
+	free(s->state);
 	log_notice("stopped");
 	return 0;
 }

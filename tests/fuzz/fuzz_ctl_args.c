@@ -417,7 +417,7 @@ __wrap_ctl_ctx_init(struct ctl_ctx *ctx, const char *config, int json)
 	ctx->causes = fuzz_causes;
 	ctx->store_cause = xasprintf("state %s: unable to open database file",
 	    fuzz_conf->state);
-	(void)snprintf(ctx->daemon.lock, sizeof ctx->daemon.lock, "%s.lock",
+	(void)snprintf(ctx->daemon.lock, sizeof ctx->daemon.lock, "%s",
 	    fuzz_conf->state);
 	if (fuzz_bits & 8) {
 		ctx->daemon.running = 1;

@@ -576,11 +576,11 @@ daemon_stop_ok
 run_cmd ctl check
 expect_eq "check (daemon down): exit" "$rc" 1
 expect_match "check (daemon down)" "$out" "CRITICAL: 4 problems, *
-the daemon is not running (no lock on $db.lock)
+the daemon is not running (no lock on $db)
 *"
 run_cmd ctl status
 expect_eq "status (daemon down): exit" "$rc" 1
-expect_match "status (daemon down)" "$out" "daemon   not running (no lock on $db.lock)*"
+expect_match "status (daemon down)" "$out" "daemon   not running (no lock on $db)*"
 run_cmd ctl list
 expect_eq "list (daemon down): exit" "$rc" 0
 expect_eq "metrics (daemon down): tickd_up 0" "$(ctl metrics | grep -c '^tickd_up 0$')" 1

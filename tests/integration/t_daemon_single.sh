@@ -1,6 +1,9 @@
 #!/bin/sh
 # One tickd per state database: a second one on the same state exits
 # non-zero at once, naming the pid of the first, which keeps running.
+# The same database reached through a symbolic link to the file or to
+# its directory is the same state (the lock is on the database file);
+# a database with a second hard link is refused.
 . tests/integration/lib.sh
 setup
 write_job tick.job <<'EOF2'
@@ -12,24 +15,47 @@ daemon_start
 first=$tickd_pid
 wait_for "a run" 10 test -s "$dir/out"
 
-for attempt in 1 2; do
-	"$TICKD" -c "$dir/tickd.conf" --log-target=stderr \
-	    >"$dir/second.out" 2>"$dir/second.err" &
+# other NAME STATE: a configuration like tickd.conf with state = STATE
+# and a control socket of its own, in $dir/NAME.conf.
+other() {
+	sed -e "s|^state = .*|state = $2|" -e "s|^control = .*|control = $1.sock|" \
+	    "$dir/tickd.conf" >"$dir/$1.conf"
+}
+
+# refused WHAT CONF MESSAGE: tickd -c CONF exits non-zero at once with
+# MESSAGE on stderr and nothing on stdout.
+refused() {
+	"$TICKD" -c "$2" --log-target=stderr >"$dir/second.out" \
+	    2>"$dir/second.err" &
 	second=$!
 	end=$(($(now) + 10 * slow))
 	while pid_alive "$second"; do
 		[ "$(now)" -le "$end" ] || { kill -KILL "$second";
-		    fail "the second tickd is still running"; }
+		    fail "$1: the second tickd is still running"; }
 		sleep 0.05
 	done
 	wait "$second"
 	rc=$?
 	checks=$((checks + 1))
-	[ "$rc" -ne 0 ] || fail "second tickd ($attempt): exit status 0"
-	expect_eq "second tickd ($attempt): message" "$(cat "$dir/second.err")" \
-	    "tickd: critical: fatal: state $db is in use by another tickd (pid $first): only one daemon may use a state database"
-	expect_eq "second tickd ($attempt): stdout" "$(cat "$dir/second.out")" ""
+	[ "$rc" -ne 0 ] || fail "$1: exit status 0"
+	expect_eq "$1: message" "$(cat "$dir/second.err")" "$3"
+	expect_eq "$1: stdout" "$(cat "$dir/second.out")" ""
+}
+
+inuse="tickd: critical: fatal: state $db is in use by another tickd (pid $first): only one daemon may use a state database"
+ln -s tickd.db "$dir/state/link.db"
+ln -s state "$dir/alias"
+other link "$dir/state/link.db"
+other alias alias/tickd.db
+for attempt in 1 2; do
+	refused "same configuration ($attempt)" "$dir/tickd.conf" "$inuse"
 done
+refused "a symbolic link to the database" "$dir/link.conf" "$inuse"
+refused "a symbolic link to its directory" "$dir/alias.conf" "$inuse"
+out=$("$TICKCTL" -c "$dir/link.conf" status 2>&1)
+expect_match "tickctl through the link sees the daemon" "$out" \
+    "daemon   running, pid $first, since *"
+expect_eq "no lock file beside the link" "$(ls "$dir/state" | grep -c link)" 1
 
 # The first one is unharmed: it still runs jobs.
 checks=$((checks + 1))
@@ -42,4 +68,15 @@ expect_eq "no run interrupted" "$(sql "SELECT count(*) FROM runs
 expect_eq "lock file names the first" "$(cat "$db.lock")" "$first"
 daemon_stop_ok
 expect_eq "one line per run" "$(sort "$dir/out" | uniq -d)" ""
+
+# A second hard link: each name would have its own -wal; refused even
+# with no daemon running, and the database is left as it was.
+ln "$db" "$dir/state/hard.db"
+sum=$(cksum <"$db")
+refused "a hard-linked database" "$dir/tickd.conf" \
+    "tickd: critical: fatal: state $db: refused: it has 2 hard links, and SQLite names its -wal and -shm after the name it opens: under two names one database has two logs, and commits made under one name are lost under the other (keep one name, or copy the file)"
+expect_eq "the hard-linked database untouched" "$(cksum <"$db")" "$sum"
+rm "$dir/state/hard.db"
+daemon_start
+daemon_stop_ok
 done_ok
