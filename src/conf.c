@@ -1283,7 +1283,7 @@ conf_key_line(const struct conf_sec *s, const char *name)
 }
 
 /* Whether a job id is made of [A-Za-z0-9_.-] and not too long. */
-static int
+int
 conf_id_valid(const char *id)
 {
 	size_t n = strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -1437,6 +1437,7 @@ job_def_free(struct job_def *d)
 	free(d->id);
 	free(d->file);
 	free(d->where);
+	free(d->text);
 	free(d->description);
 	schedule_free(d->schedule);
 	free(d->timezone);
@@ -1528,6 +1529,61 @@ conf_limits_check(const struct conf *c, const struct job_def *d,
 		bad++;
 	}
 	return bad;
+}
+
+/* A load's context for c's user (conf_load_jobs_dir, conf_job_parse). */
+static void
+conf_loading_init(struct conf_loading *L, const struct conf *c)
+{
+	memset(L, 0, sizeof *L);
+	L->uid = c->uid;
+	L->gid = c->gid;
+	L->arg_max = sysconf(_SC_ARG_MAX);
+	L->creds.free_value = conf_cred_free;
+	L->execs.free_value = free;
+	(void)clock_gettime(CLOCK_REALTIME, &L->start);
+}
+
+static void
+conf_loading_free(struct conf_loading *L)
+{
+	conf_memo_free(&L->ids);
+	conf_memo_free(&L->creds);
+	conf_memo_free(&L->execs);
+}
+
+/*
+ * A section as text that parses back to the same keys and values: one
+ * "key=value" line per key, a value's joined lines as indented
+ * continuation lines.  No line is longer than the one it came from, so
+ * none can exceed CONF_LINE_MAX.
+ */
+static char *
+conf_sec_text(const struct conf_sec *s)
+{
+	const char	*v;
+	char		*text, *t;
+	size_t		 i, n;
+
+	n = strlen(s->name) + 3;			/* "[name]\n" */
+	for (i = 0; i < s->nkv; i++) {
+		n += strlen(s->kv[i].key) + 1 + s->kv[i].len + 1;
+		for (v = s->kv[i].value; *v != '\0'; v++)
+			n += *v == '\n';		/* a tab each */
+	}
+	t = text = xmalloc(n + 1);
+	t += sprintf(t, "[%s]\n", s->name);
+	for (i = 0; i < s->nkv; i++) {
+		t += sprintf(t, "%s=", s->kv[i].key);
+		for (v = s->kv[i].value; *v != '\0'; v++) {
+			*t++ = *v;
+			if (*v == '\n')
+				*t++ = '\t';
+		}
+		*t++ = '\n';
+	}
+	*t = '\0';
+	return text;
 }
 
 /*
@@ -1655,6 +1711,48 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 		d->def_hash = conf_hash(d->def_hash, s->kv[i].key);
 		d->def_hash = conf_hash(d->def_hash, s->kv[i].value);
 	}
+	d->text = conf_sec_text(s);
+	return d;
+}
+
+/*
+ * A job (the daemon's definition, as "define" over the control socket
+ * gives it: its text and "file:line") built as if loaded from its file,
+ * with c's user, zones and controllers.  NULL, with causes that name
+ * the daemon's copy, if the text no longer makes a valid job.
+ */
+struct job_def *
+conf_job_parse(struct conf *c, const char *where, const char *text,
+    struct conf_causes *causes)
+{
+	struct conf_parse	 p;
+	struct conf_loading	 L;
+	struct job_def		*d = NULL;
+	char			*file = xstrdup(where), *colon, *label;
+
+	if ((colon = strrchr(file, ':')) != NULL)
+		*colon = '\0';
+	label = xasprintf("%s (the daemon's definition)", file);
+	memset(&p, 0, sizeof p);
+	p.file = label;
+	p.buf = text;
+	p.len = strlen(text);
+	p.causes = causes;
+	if (conf_parse_ini(&p) == 0 && p.nsecs == 1) {
+		conf_loading_init(&L, c);
+		if ((d = conf_job_build(c, &L, label, &p.secs[0], causes)) !=
+		    NULL) {
+			free(d->file);
+			d->file = xstrdup(file);
+			d->line = colon != NULL ? atoi(colon + 1) : 0;
+			d->where = xstrdup(where);
+		}
+		conf_loading_free(&L);
+	} else if (p.nsecs != 1)
+		conf_causes_add(causes, "%s: not one job", label);
+	conf_parse_free(&p);
+	free(label);
+	free(file);
 	return d;
 }
 
@@ -1986,13 +2084,7 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev,
 	if (c->nignored > 0)
 		qsort(c->ignored, c->nignored, sizeof *c->ignored,
 		    conf_strcmp);
-	memset(&L, 0, sizeof L);
-	L.uid = c->uid;
-	L.gid = c->gid;
-	L.arg_max = sysconf(_SC_ARG_MAX);
-	L.creds.free_value = conf_cred_free;
-	L.execs.free_value = free;
-	(void)clock_gettime(CLOCK_REALTIME, &L.start);
+	conf_loading_init(&L, c);
 	/* What every job of a file takes from the daemon must not differ. */
 	if (prev != NULL && strcmp(prev->jobs_dir, c->jobs_dir) == 0 &&
 	    strcmp(prev->timezone, c->timezone) == 0 &&
@@ -2022,9 +2114,7 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev,
 	/* Ids are unique (the memo saw to it): sorted once, for conf_job. */
 	if (c->njobs > 1)
 		qsort(c->jobs, c->njobs, sizeof *c->jobs, conf_job_cmp);
-	conf_memo_free(&L.ids);
-	conf_memo_free(&L.creds);
-	conf_memo_free(&L.execs);
+	conf_loading_free(&L);
 	conf_list_free(names, n);
 }
 

@@ -54,6 +54,7 @@ struct job_def {
 	char			*file;		/* the job file */
 	int			 line;		/* line of [id] */
 	char			*where;		/* "file:line" of [id] */
+	char			*text;		/* its section, normalized */
 	char			*description;
 	struct schedule		*schedule;
 	char			*timezone;	/* zone name in effect */
@@ -173,6 +174,9 @@ void		 conf_causes_add(struct conf_causes *, const char *, ...)
 		     __attribute__((format(printf, 2, 3)));
 void		 conf_causes_free(struct conf_causes *);
 void		 job_def_free(struct job_def *);
+int		 conf_id_valid(const char *);
+struct job_def	*conf_job_parse(struct conf *, const char *, const char *,
+		     struct conf_causes *);
 
 /* Where a key may appear. */
 enum conf_section {

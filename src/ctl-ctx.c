@@ -64,6 +64,7 @@ ctl_ctx_free(struct ctl_ctx *ctx)
 {
 	store_query_close(ctx->store);
 	free(ctx->store_cause);
+	job_def_free(ctx->daemon_job);
 	conf_free(ctx->conf);
 	conf_causes_free(&ctx->causes);
 	memset(ctx, 0, sizeof *ctx);
@@ -244,6 +245,53 @@ ctl_conf_bad_id(const struct conf *c, const char *id)
 }
 
 /*
+ * The definition the running daemon keeps for id, whose file is invalid
+ * now (where: its "file:line", NULL if the files hold no id at all, as
+ * when the file cannot be read): asked over the control socket
+ * ("define") and built as the daemon built it (conf_job_parse), with a
+ * note on stderr.  NULL when no daemon runs it.
+ */
+static const struct job_def *
+ctl_ctx_daemon_job(struct ctl_ctx *ctx, const char *cmd, const char *id,
+    const char *where)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct ctl_reply	 r;
+	struct job_def		*d = NULL;
+	char			*text = NULL, *t;
+	size_t			 i, n = 0;
+
+	memset(&r, 0, sizeof r);
+	if (!ctl_ctx_daemon(ctx)->running || ctl_request(ctx, &r, "define %s",
+	    id) != 0)
+		goto out;
+	for (i = 0; i < r.nlines; i++)
+		n += strlen(r.lines[i]) + 1;
+	t = text = xmalloc(n + 1);
+	for (i = 0; i < r.nlines; i++)
+		t += sprintf(t, "%s\n", r.lines[i]);
+	*t = '\0';
+	if ((d = conf_job_parse(ctx->conf, ctl_reply_text(&r), text,
+	    &causes)) == NULL) {
+		for (i = 0; i < causes.n; i++)
+			ctl_error("%s", causes.v[i]);
+		goto out;
+	}
+	ctl_error("%s: job \"%s\": the daemon runs its previous definition "
+	    "(%s): %s%s%s", cmd, id, d->where, where != NULL ?
+	    "the file's is invalid (" : "the files do not define it now",
+	    where != NULL ? where : "", where != NULL ? "): see tickctl check" :
+	    " (see tickctl check)");
+	job_def_free(ctx->daemon_job);
+	ctx->daemon_job = d;
+out:
+	ctl_reply_free(&r);
+	conf_causes_free(&causes);
+	free(text);
+	return d;
+}
+
+/*
  * The configured job id, for command cmd.  NULL with one line on stderr
  * and *rc set when there is none: CTL_EXIT_USAGE for an unknown job,
  * CTL_EXIT_FAIL for an invalid one or an invalid configuration.
@@ -264,6 +312,11 @@ ctl_ctx_job(struct ctl_ctx *ctx, const char *cmd, const char *id, int *rc)
 		if (strcmp(ctx->conf->bad_ids[i], id) == 0)
 			where = ctx->conf->bad_where[i];
 	}
+	/* The files are not what the daemon runs: it kept the previous. */
+	if ((where != NULL || ctx->conf->nbad_files > 0 ||
+	    ctx->conf->jobs_dir_failed) && conf_id_valid(id) &&
+	    (d = ctl_ctx_daemon_job(ctx, cmd, id, where)) != NULL)
+		return d;
 	if (where != NULL) {
 		ctl_error("%s: job \"%s\" (%s) is invalid: see tickctl check",
 		    cmd, id, where);

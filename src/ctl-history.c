@@ -6,8 +6,8 @@
  *
  * Every instance the store keeps (newest scheduled instant first) with
  * its trigger, status and reason, attempts, scheduled, started and
- * finished times (in the job's zone), lateness (first start minus the
- * scheduled instant), duration (the latest attempt's run time) and how
+ * finished times (in the job's zone), lateness (first start minus when it
+ * was due), duration (the latest attempt's run time) and how
  * it ended.  Ranges of instants that did not run and were recorded as one
  * decision (coalesced, misfire, catch_up_limit, overlap) are entries too,
  * with their count and range, placed by their last instant.  --since

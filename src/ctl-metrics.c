@@ -355,7 +355,7 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		    "reason", fails[i].key, val);
 	}
 	ctl_metrics_summary("tickd_lateness_seconds", "Scheduling delay: an "
-	    "instance's first start minus its scheduled instant.",
+	    "instance's first start minus when it was due.",
 	    "tickd_lateness_max_seconds", "The largest scheduling delay.",
 	    st, nst, &ctl_metrics_lateness, lq, sizeof lq / sizeof lq[0]);
 	ctl_metrics_summary("tickd_duration_seconds", "Execution time: how "

@@ -100,7 +100,7 @@ ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
 	}
 	ctl_fmt_lateness(r->lateness_ms, x, sizeof x);
 	(void)snprintf(line, sizeof line, "%s (scheduling delay: first "
-	    "start minus scheduled instant)", x);
+	    "start minus when it was due)", x);
 	ctl_table_row(&t, "lateness", r->lateness_ms != -1 ? line : "-");
 	ctl_fmt_ms(r->duration_ms, x, sizeof x);
 	(void)snprintf(line, sizeof line, "%s (execution time of the latest "

@@ -8,8 +8,9 @@
  * instances and the instants of skipped ranges), then nearest-rank
  * percentiles of two different things that must not be confused:
  *
- *   lateness  scheduling delay: an instance's first start minus its
- *             scheduled instant (p50, p95, p99, max);
+ *   lateness  scheduling delay: an instance's first start minus when
+ *             it was due (store_query.c, SQ_LATENESS) (p50, p95, p99,
+ *             max);
  *   duration  execution time: how long its latest attempt ran (p50, p95,
  *             max);
  *   cpu, mem  what its latest attempt used: CPU time (user and system)
@@ -228,7 +229,7 @@ ctl_stats_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		if (ctl_table_print(&t, NULL) == -1)
 			rc = CTL_EXIT_FAIL;
 		(void)printf("lateness: scheduling delay, first start minus "
-		    "scheduled instant; duration: execution time of the "
+		    "when it was due; duration: execution time of the "
 		    "latest attempt; cpu and mem: its CPU time and peak "
 		    "memory; nearest-rank percentiles\n");
 	}

@@ -47,6 +47,7 @@ struct ctl_ctx {
 	int			 store_tried;
 	struct ctl_daemon	 daemon;
 	int			 daemon_tried;
+	struct job_def		*daemon_job;	/* ctl_ctx_job's, if asked */
 };
 
 struct ctl_cmd {

@@ -1,6 +1,6 @@
 /*
  * server-ctl.c -- the daemon's answers to tickctl over the control socket
- * (control.c): run, replay, pause, resume, reload, ping.
+ * (control.c): run, replay, pause, resume, reload, define, ping.
  *
  * A manual run goes through the same overlap policy and transaction as a
  * scheduled instance (unless forced); a replay queues a failed or dead
@@ -260,6 +260,27 @@ server_ctl_pause(struct server *s, const char *id, int pause, int catch_up,
 		server_pump(s);
 }
 
+/*
+ * tickctl define JOB: the definition the daemon runs, a line of its text
+ * (job_def.text) per reply line, then OK with its "file:line".  tickctl
+ * asks when the job's file no longer holds a valid definition, which the
+ * daemon replaced by keeping the previous one (conf_keep_job).
+ */
+static void
+server_ctl_define(struct server *s, const char *id, struct control_reply *r)
+{
+	struct sjob	*j = server_job(s, id);
+	const char	*t, *nl;
+
+	if (j == NULL || j->def == NULL || j->def->text == NULL) {
+		control_err(r, "no job \"%s\"", id);
+		return;
+	}
+	for (t = j->def->text; (nl = strchr(t, '\n')) != NULL; t = nl + 1)
+		control_line(r, "%.*s", (int)(nl - t), t);
+	control_ok(r, "%s", j->def->where);
+}
+
 /* One request from tickctl. */
 void
 server_control_cb(int argc, char **argv, struct control_reply *r, void *arg)
@@ -275,6 +296,8 @@ server_control_cb(int argc, char **argv, struct control_reply *r, void *arg)
 		server_ctl_run(s, argv[1], argc == 3, r);
 	else if (strcmp(argv[0], "replay") == 0 && argc == 2)
 		server_ctl_replay(s, argv[1], r);
+	else if (strcmp(argv[0], "define") == 0 && argc == 2)
+		server_ctl_define(s, argv[1], r);
 	else if (strcmp(argv[0], "pause") == 0 && argc == 2)
 		server_ctl_pause(s, argv[1], 1, 0, r);
 	else if (strcmp(argv[0], "resume") == 0 && (argc == 2 || (argc == 3 &&

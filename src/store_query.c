@@ -19,8 +19,8 @@
  * attempts.output_tail and jobs.watch_since (migration 3) are used when
  * they exist.
  *
- * Derived figures: an instance's lateness is its first start minus its
- * scheduled instant (scheduling delay); its duration is its latest
+ * Derived figures: an instance's lateness is its first attempt's
+ * (SQ_LATENESS: scheduling delay); its duration is its latest
  * attempt's run time (execution time).  Percentiles are nearest-rank.
  *
  * DIAGNOSTICS: every function returns -1 with *cause set (SQLite's
@@ -56,6 +56,16 @@ struct store_query {
 };
 
 /*
+ * An instance's lateness: its first attempt's, as the daemon recorded it
+ * when the attempt started (start minus the moment it was due: the
+ * instant, or a manual run's request, to the millisecond), so that the
+ * log, show, history, stats and metrics agree.
+ */
+#define SQ_LATENESS							\
+	"(SELECT f.lateness_ms FROM attempts f WHERE f.run = r.id "	\
+	"ORDER BY f.attempt LIMIT 1)"
+
+/*
  * The columns of a run instance, shared by every query that returns
  * struct store_query_run (sq_run_read reads them in this order).  The
  * latest attempt is joined as "a".
@@ -65,7 +75,7 @@ struct store_query {
 	"r.reason, r.detail, r.scheduled_at, r.attempts, r.created_at, "\
 	"r.started_at, r.finished_at, r.exit_status, r.signal, "	\
 	"r.retry_at, a.duration_ms, a.pid, a.started_at, a.error, "	\
-	"NULL, NULL, 1, r.scheduled_at AS k"
+	"NULL, NULL, 1, r.scheduled_at AS k, " SQ_LATENESS
 #define SQ_RUN_FROM							\
 	" FROM runs r LEFT JOIN attempts a ON a.run = r.id AND "	\
 	"a.attempt = r.attempts"
@@ -74,7 +84,7 @@ struct store_query {
 	"d.id, 1, NULL, d.job, NULL, NULL, d.decision, d.reason, NULL, "\
 	"NULL, 0, d.decided_at, NULL, NULL, NULL, NULL, NULL, NULL, "	\
 	"NULL, NULL, NULL, d.first_at, d.last_at, d.count, "		\
-	"coalesce(d.last_at, d.decided_at / 1000) AS k"
+	"coalesce(d.last_at, d.decided_at / 1000) AS k, NULL"
 
 /* Statuses of instances that have not ended. */
 #define SQ_WAITING	"('pending', 'queued', 'retrying', 'interrupted')"
@@ -173,8 +183,7 @@ sq_run_read(sqlite3_stmt *st, struct store_query_run *r)
 	r->first_at = sq_opt(st, 21);
 	r->last_at = sq_opt(st, 22);
 	r->count = sqlite3_column_int64(st, 23);
-	r->lateness_ms = r->started_ms != -1 && r->scheduled_at != -1 ?
-	    r->started_ms - r->scheduled_at * 1000 : -1;
+	r->lateness_ms = sq_opt(st, 25);
 }
 
 /* Free the strings of one entry. */
@@ -844,7 +853,7 @@ sq_push(int64_t **v, size_t *n, int64_t x)
  * runs counts instances with at least one attempt; failed counts status
  * failed and dead; skipped counts skipped rows and the instants of
  * skipped decision ranges.  Lateness: one value per instance that started
- * (first start minus scheduled instant); duration: one per instance whose
+ * (SQ_LATENESS); duration: one per instance whose
  * latest attempt ended; both sorted ascending.  *v (count *n) is new;
  * caller frees with store_query_stats_free.  0, or -1 with *cause.
  */
@@ -861,13 +870,13 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 	*v = NULL;
 	*n = 0;
 	if (sq_prepare(q, q->has_usage ? "SELECT r.job, r.status, r.attempts, "
-	    "r.started_at - r.scheduled_at * 1000, a.duration_ms, "
+	    SQ_LATENESS ", a.duration_ms, "
 	    "r.finished_at, a.cpu_user_us + a.cpu_system_us, a.mem_peak "
 	    "FROM runs r LEFT JOIN attempts a ON a.run = r.id "
 	    "AND a.attempt = r.attempts WHERE (?1 IS NULL OR r.job = ?1) AND "
 	    "(?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY r.job" :
 	    "SELECT r.job, r.status, r.attempts, "
-	    "r.started_at - r.scheduled_at * 1000, a.duration_ms, "
+	    SQ_LATENESS ", a.duration_ms, "
 	    "r.finished_at, NULL, NULL FROM runs r LEFT JOIN attempts a ON "
 	    "a.run = r.id AND a.attempt = r.attempts WHERE (?1 IS NULL OR "
 	    "r.job = ?1) AND (?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY "

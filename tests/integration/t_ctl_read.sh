@@ -353,7 +353,7 @@ status     succeeded
 scheduled  20* UTC  ${oid#ok@}
 started    20* UTC
 finished   20* UTC
-lateness   +*ms (scheduling delay: first start minus scheduled instant)
+lateness   +*ms (scheduling delay: first start minus when it was due)
 duration   *ms (execution time of the latest attempt)
 ended      exit 0
 attempts   1

@@ -6,7 +6,9 @@
 # across a restart, no back-fill, --catch-up hands the missed instants to
 # the misfire policy), reload (accepted, partly refused with the problems,
 # refused for an invalid tickd.conf); each with --json.  status counts the
-# jobs the daemon loaded, not what the files say until a reload.
+# jobs the daemon loaded, not what the files say until a reload; a job
+# whose file became invalid is read and steered as the daemon runs it.  A
+# manual run's lateness is one figure in the log, show and stats.
 . tests/integration/lib.sh
 setup
 [ -n "$python" ] || { echo "python3 is missing"; exit 77; }
@@ -62,6 +64,16 @@ t_start=$(attempt_field "$zid" 1 started_at)
 expect_eq "run zero: started within 1 s of the request" \
     "$([ $((t_start - t_req)) -le 1000 ] && echo yes)" yes
 echo "run zero: started $((t_start - t_req)) ms after tickctl was called"
+# A manual run's lateness counts from the request, to the millisecond,
+# in the log, on its attempt, in show and in stats alike (its instant is
+# the request's second).
+late=$(attempt_field "$zid" 1 lateness_ms)
+log_has "job zero: run $zid attempt 1 started, pid $(attempt_field "$zid" 1 pid), $late ms after its request" ||
+    check_fail "run zero: the log's lateness is not the attempt's ($late ms)"
+expect_eq "run zero: show's lateness is the attempt's" \
+    "$(ctl --json show "$zid" | jpy 'o["lateness_ms"]')" "$late"
+expect_eq "run zero: stats' lateness is the attempt's" \
+    "$(ctl --json stats zero | jpy 'o["lateness_max_ms"]')" "$late"
 
 # --- run --wait: the job's exit status ---------------------------------------------------
 run_cmd ctl run --wait zero
@@ -295,6 +307,34 @@ expect_eq "--json reload (bad job file)" "$(printf '%s\n' "$out" | jpy '[o["acce
 expect_eq "status: tick kept" "$(status_jobs)" "7 1 daemon "
 expect_match "status: tick kept (text)" "$(ctl status | grep '^jobs ')" \
     "jobs *7 loaded, 1 in error (the files now say 6 and 1)"
+# tickctl reads and steers tick as the daemon runs it, and says so.
+for c in status next env pause resume run; do
+	run_cmd ctl "$c" tick
+	expect_eq "$c tick (file invalid): exit" "$rc" 0
+	expect_eq "$c tick (file invalid): stderr" "$err" "tickctl: $c: job \"tick\": the daemon runs its previous definition ($jobs/tick.job:1): the file's is invalid ($jobs/tick.job:1): see tickctl check"
+	eval "out_$c=\$out"
+done
+expect_match "status tick: the previous command" "$out_status" \
+    "*command       echo \"v1 \$TICKD_RUN_ID\" >> $dir/tick.out*"
+expect_eq "next tick: instants" "$(printf '%s\n' "$out_next" | grep -c '^20.*+00:00$')" 5
+expect_match "env tick: its environment" "$out_env" "*TICKD_JOB=tick*"
+expect_eq "pause tick" "$out_pause" "tick paused"
+expect_match "resume tick" "$out_resume" "tick resumed: next at *"
+expect_match "run tick: a manual instance" "$out_run" "tick@*Z/manual"
+wait_for "tick's manual run to end" 5 ended "$out_run"
+expect_eq "run tick: the previous definition ran" \
+    "$(grep -c "^v1 $out_run\$" "$dir/tick.out")" 1
+# A file tickctl cannot read as the daemon would (writable by others):
+# the files hold no tick at all, the daemon still runs it.
+chmod 666 "$jobs/tick.job"
+run_cmd ctl reload
+expect_eq "reload (unsafe file): exit" "$rc" 1
+run_cmd ctl pause tick
+expect_eq "pause tick (unsafe file)" "$rc|$out|$err" "0|tick paused|tickctl: pause: job \"tick\": the daemon runs its previous definition ($jobs/tick.job:1): the files do not define it now (see tickctl check)"
+run_cmd ctl resume tick
+expect_eq "resume tick (unsafe file): exit" "$rc" 0
+chmod 644 "$jobs/tick.job"
+run_cmd ctl reload
 # An invalid tickd.conf: tickctl says so; the daemon, asked directly,
 # refuses it and changes nothing.
 cp "$dir/tickd.conf" "$dir/tickd.conf.good"

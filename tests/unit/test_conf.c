@@ -1943,6 +1943,92 @@ test_relative(void)
 	T_EQ_INT(chdir(cwd), 0);
 }
 
+/* --- the daemon's definition, given back to tickctl ---------------------- */
+
+/*
+ * conf_job_parse builds from a job's text (what "define" over the control
+ * socket hands tickctl) the same job: same keys and values (def_hash),
+ * file and line; text that no longer makes a job names the daemon's copy.
+ */
+static void
+test_job_parse(void)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct conf_case	 cc;
+	struct conf		*c;
+	struct job_def		*d, *e;
+	char			 dir[1024], path[PATH_MAX + 16];
+	const char		*want;
+	size_t			 i;
+
+	T_RUN("conf_job_parse");
+	memset(&cc, 0, sizeof cc);
+	cc.files[0].name = "p.job";
+	cc.files[0].text = "# first\n"
+	    "[a]\n"
+	    "schedule = */5 * * * *\n"
+	    "command = echo 'x ; y # z' &&\n"
+	    "   echo two\n"
+	    "description =   spaced ; words # kept  \n"
+	    "environment = A=1\n"
+	    "\tB=two words\n"
+	    "environment = C=3\n"
+	    "retry_on_exit = 1, 75\n"
+	    "timeout = 1h30m\n"
+	    "\n"
+	    "[b]\n"
+	    "schedule = every 90s\n"
+	    "command = true\n";
+	(void)snprintf(dir, sizeof dir, "%s/parse", tmpdir);
+	if (!T_EQ_INT(make_tree(&cc, dir), 0))
+		return;
+	(void)snprintf(path, sizeof path, "%s/tickd.conf", dir);
+	c = conf_load(path, &causes);
+	if (!T_EQ_INT(causes.n, 0))
+		print_causes(&causes);
+	conf_causes_free(&causes);
+	if (!T_TRUE(c != NULL))
+		return;
+	T_EQ_INT(c->njobs, 2);
+	for (i = 0; i < c->njobs; i++) {
+		d = c->jobs[i];
+		e = conf_job_parse(c, d->where, d->text, &causes);
+		T_EQ_INT(causes.n, 0);
+		conf_causes_free(&causes);
+		if (!T_TRUE(e != NULL))
+			continue;
+		T_EQ_STR(e->id, d->id);
+		T_EQ_STR(e->file, d->file);
+		T_EQ_INT(e->line, d->line);
+		T_EQ_STR(e->where, d->where);
+		T_EQ_STR(e->command, d->command);
+		T_EQ_STR(e->text, d->text);
+		T_TRUE(e->def_hash == d->def_hash);
+		job_def_free(e);
+	}
+	d = conf_job(c, "a");
+	if (T_TRUE(d != NULL)) {
+		T_EQ_STR(d->text, "[a]\nschedule=*/5 * * * *\n"
+		    "command=echo 'x ; y # z' &&\n\techo two\n"
+		    "description=spaced ; words # kept\n"
+		    "environment=A=1\n\tB=two words\n"
+		    "environment=C=3\nretry_on_exit=1, 75\ntimeout=1h30m\n");
+		T_EQ_INT((long)d->nenv, 3);
+	}
+	/* A text that is no longer valid: the causes say whose it is. */
+	e = conf_job_parse(c, "/x/y.job:7", "[z]\ncommand=true\n", &causes);
+	T_TRUE(e == NULL);
+	want = "/x/y.job (the daemon's definition):1: schedule: missing: "
+	    "job \"z\" needs a schedule";
+	if (T_EQ_INT(causes.n, 1))
+		T_EQ_STR(causes.v[0], want);
+	conf_causes_free(&causes);
+	e = conf_job_parse(c, "/x/y.job:7", "[z]\n[w]\n", &causes);
+	T_TRUE(e == NULL);
+	conf_causes_free(&causes);
+	conf_free(c);
+}
+
 /* --- the jobs directory's owner and mode -------------------------------- */
 
 /*
@@ -2103,6 +2189,7 @@ main(void)
 	test_keep();
 	test_keep_dup();
 	test_relative();
+	test_job_parse();
 	test_jobs_dir();
 	test_key_table();
 
