@@ -14,11 +14,11 @@
  *
  * DIAGNOSTICS: none; clock_gettime on these clocks cannot fail on Linux.
  */
-#include <errno.h>
 #include <time.h>
 
 #include "clock.h"
 
+/* Clock id read in milliseconds. */
 static int64_t
 clock_ms(clockid_t id)
 {
@@ -62,6 +62,16 @@ clock_boot_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Monotonic nanoseconds (stops during suspend). */
+static int64_t
+clock_mono_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Milliseconds since boot, suspend included. */
 int64_t
 clock_boot_ms(void)
@@ -71,22 +81,27 @@ clock_boot_ms(void)
 
 /*
  * Sleep until the wall clock reads wall_ms, timed on the monotonic clock:
- * a step while asleep neither stretches nor shortens the wait.  Signals
- * do not cut it short.
+ * a step while asleep neither stretches nor shortens the wait.  The sleeps
+ * are relative, to a deadline read on the monotonic clock: libfaketime
+ * 0.9.10 (the tests' clock) takes an absolute CLOCK_MONOTONIC sleep for
+ * a faked wall-clock time even with FAKETIME_DONT_FAKE_MONOTONIC, and the
+ * kernel refuses the negative time it makes of it (EINVAL: no sleep at
+ * all).  A sleep cut short, by a signal or an error, is taken again for
+ * what is left, so the wait never ends before the deadline.
  */
 void
 clock_wait_wall_ms(int64_t wall_ms)
 {
 	struct timespec	ts;
-	int64_t		left = wall_ms * 1000000 - clock_wall_ns(), at;
+	int64_t		left = wall_ms * 1000000 - clock_wall_ns(), end;
 
 	if (left <= 0)
 		return;
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	at = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
-	ts.tv_sec = at / 1000000000;
-	ts.tv_nsec = at % 1000000000;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	    EINTR)
-		;
+	end = clock_mono_ns() + left;
+	while ((left = end - clock_mono_ns()) > 0) {
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		/* 0, EINTR, or an error: the loop checks the time again. */
+		(void)clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	}
 }
