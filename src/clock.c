@@ -10,10 +10,13 @@
  * time changes only when the clock is stepped; between wall and monotonic
  * also when the machine was suspended: that is how the two are told apart.
  * Every read goes through here, which is the seam tests (and libfaketime)
- * act on.
+ * act on.  A wait for an instant ends only once the wall clock has read
+ * it: never before, whatever the clock did meanwhile.
  *
- * DIAGNOSTICS: none; clock_gettime on these clocks cannot fail on Linux.
+ * DIAGNOSTICS: none; clock_gettime on these clocks cannot fail on Linux;
+ * a wait that cannot end at its instant says so (-1).
  */
+#include <errno.h>
 #include <time.h>
 
 #include "clock.h"
@@ -80,28 +83,34 @@ clock_boot_ms(void)
 }
 
 /*
- * Sleep until the wall clock reads wall_ms, timed on the monotonic clock:
- * a step while asleep neither stretches nor shortens the wait.  The sleeps
- * are relative, to a deadline read on the monotonic clock: libfaketime
- * 0.9.10 (the tests' clock) takes an absolute CLOCK_MONOTONIC sleep for
- * a faked wall-clock time even with FAKETIME_DONT_FAKE_MONOTONIC, and the
- * kernel refuses the negative time it makes of it (EINVAL: no sleep at
- * all).  A sleep cut short, by a signal or an error, is taken again for
- * what is left, so the wait never ends before the deadline.
+ * Sleep until the wall clock reads wall_ms, for at most max_ms of the
+ * monotonic clock.  The wall clock is read again after every sleep: a
+ * step back meanwhile (by hand, by NTP, a leap second) moves the instant
+ * away, and the wait goes on for it; a step forward ends the wait at the
+ * next reading.  Slewing changes the rate of both clocks alike.  The
+ * sleeps are relative: libfaketime 0.9.10 (the tests' clock) takes an
+ * absolute CLOCK_MONOTONIC sleep for a faked wall-clock time even with
+ * FAKETIME_DONT_FAKE_MONOTONIC, and the kernel refuses the negative time
+ * it makes of it (EINVAL: no sleep at all).  Returns 0 once the wall
+ * clock reads wall_ms or later; -1 when it would not within max_ms (the
+ * clock went back that far) or a sleep failed, having slept no longer
+ * than max_ms.
  */
-void
-clock_wait_wall_ms(int64_t wall_ms)
+int
+clock_wait_wall_ms(int64_t wall_ms, int64_t max_ms)
 {
 	struct timespec	ts;
-	int64_t		left = wall_ms * 1000000 - clock_wall_ns(), end;
+	int64_t		end = clock_mono_ns() + max_ms * 1000000, left;
+	int		rc;
 
-	if (left <= 0)
-		return;
-	end = clock_mono_ns() + left;
-	while ((left = end - clock_mono_ns()) > 0) {
+	while ((left = wall_ms * 1000000 - clock_wall_ns()) > 0) {
+		if (left > end - clock_mono_ns())
+			return -1;
 		ts.tv_sec = left / 1000000000;
 		ts.tv_nsec = left % 1000000000;
-		/* 0, EINTR, or an error: the loop checks the time again. */
-		(void)clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		if (rc != 0 && rc != EINTR)
+			return -1;
 	}
+	return 0;
 }
