@@ -1,7 +1,7 @@
 #!/bin/sh
 # Time trouble (issue 7), under libfaketime (the daemon's wall clock
 # follows an offset in a file; its monotonic and boot clocks stay real),
-# three parts, each on its own state, jobs directory and log.  What
+# four parts, each on its own state, jobs directory and log.  What
 # t_daemon_clock.sh and t_policy_misfire.sh check (steps of 1 h and 10 min
 # with every-second jobs, their log lines, catch_up with every 1s) is not
 # repeated; these add jobs that run across the step, calendar jobs and
@@ -33,6 +33,9 @@
 # SIGCONT: the step is seen once, and each job's misfire policy decides
 # once (one decision per job), a job running across it is not disturbed,
 # nothing runs twice.
+#
+# ahead: the clock stepped forward, then back, between the claim of an
+# instant made ahead and the fork: no process starts before its instant.
 #
 # Checks that found bugs are soft and come last in each part (see the
 # comments there).
@@ -125,6 +128,22 @@ long_end() {
 	    attempts, count(*) FROM runs WHERE job = 'long'") $(cat "$dir/$1.sig" \
 	    2>/dev/null)" "succeeded|0|1|1 "
 	expect_eq "$1: long's timeout did not fire" "$(log_count "ran longer than its timeout")" 0
+}
+
+# add_jobs FILE JOB BEFORE: write jobs.d/FILE from stdin and reload;
+# whether the reload planned JOB (new in FILE) before BEFORE (Unix
+# seconds), or JOB has run already.  A job new at a reload is planned from
+# the time of the reload (an instant before it never runs), and a busy
+# machine may take seconds to reload or to start the daemon: a one-shot
+# instant is chosen once the daemon is ready, and chosen again, later, if
+# the reload came too late (then nothing of FILE has run).
+add_jobs() {
+	write_job "$1"
+	_aj=$(log_count "reload done")
+	kill -HUP "$tickd_pid"
+	wait_for "the reload" 20 eval '[ "$(log_count "reload done")" -gt $_aj ]'
+	[ "$(sql "SELECT (SELECT count(*) FROM runs WHERE job = '$2') > 0 OR
+	    (SELECT planned FROM jobs WHERE job = '$2') < $3")" = 1 ]
 }
 
 # ==== fwd: forward by 10 hours ========================================================
@@ -500,4 +519,88 @@ accounted sec 1
 accounted cu 60
 accounted sk 10
 soft_checks=0
+
+# ==== ahead: the clock stepped while a claim made ahead waits ===============
+# tickd.8, RUN INSTANCES: an instant claimed ahead is forked once the wall
+# clock reads it, never before.  TICKD_TEST_AHEAD_MS claims AH s ahead
+# (50 ms in production), a window in which the test steps the clock
+# between the claim (committed: a running row, no process yet) and the
+# fork.  j1: forward by STEP s during its wait; its process starts when
+# the wait ends, late, once.  j2: back by STEP s during its wait (as a
+# leap second, or NTP stepping a clock that ran fast): the instant is
+# then further away than the wait may last; its process waits in the
+# loop, which goes on answering, and starts when the daemon's clock reads
+# the instant (its log line, its attempt's lateness and the job's own
+# clock say so).
+phase ahead
+AH=4 STEP=6
+# shellcheck disable=SC2086
+daemon_start $ftenv TICKD_TEST_AHEAD_MS=$((AH * 1000))
+# ahead_jobs: the jobs j1 at F1 and j2 at F2.
+ahead_jobs() {
+	for _j in j1:$F1 j2:$F2; do
+		cat <<EOF2
+[${_j%:*}]
+schedule = $(at_cron "${_j#*:}")
+command = echo "\$TICKD_RUN_ID \$(date +%s%3N)" >> @DIR@/ahead-${_j%:*}.out
+
+EOF2
+	done
+}
+# j1's claim is AH s before F1, after the reload; j2's (AH s before F2 on
+# the clock moved STEP s on) well after j1 has run.
+tries=0
+until
+	F1=$(($(now) + AH + 2 + slow))
+	F2=$((F1 + AH + STEP + 3 * slow))
+	ahead_jobs | add_jobs ahead.job j1 $((F1 - AH))
+do
+	tries=$((tries + 1))
+	[ "$tries" -lt 5 ] || fail "ahead: 5 reloads in a row came too late"
+done
+
+# claimed JOB: JOB's instance is claimed (committed, maybe not forked).
+claimed() {
+	[ "$(sql "SELECT count(*) FROM runs WHERE job = '$1'")" -gt 0 ]
+}
+
+# started_ok JOB INSTANT WHAT: JOB ran once, its process started when the
+# daemon's wall clock (and the job's own) read INSTANT or later.
+started_ok() {
+	_so=$(sql "SELECT count(*) || ' ' || coalesce(min(a.lateness_ms),
+	    'none') FROM runs r JOIN attempts a ON a.run = r.id
+	    WHERE r.job = '$1'")
+	_own=$(($(cut -d ' ' -f 2 "$dir/ahead-$1.out" | head -n 1) - $2 * 1000))
+	checks=$((checks + 1))
+	[ "${_so% *}" = 1 ] && [ "${_so#* }" != none ] &&
+	    [ "${_so#* }" -ge 0 ] && [ "$_own" -ge 0 ] ||
+	    fail "ahead: $1 ($3) did not start once, at or after its instant: $1's runs and lateness: ${_so% *}, ${_so#* } ms; its own clock at the start: $_own ms after the instant"
+}
+
+wait_for "j1's claim" $((F1 - $(now) + 5)) claimed j1
+echo "+$STEP" >"$dir/faketime.rc"
+wait_for "j1 to run" $((AH + 10)) test -s "$dir/ahead-j1.out"
+started_ok j1 "$F1" "the clock stepped forward by $STEP s while it waited"
+wait_for "j2's claim" $((F2 - $(now) + 5)) claimed j2
+echo "+0" >"$dir/faketime.rc"
+t_back=$(now_ms)
+# Asked while j2 waits for its instant, STEP s away on the daemon's clock.
+pong=$(ctl_send 'ping\n') pid=$tickd_pid
+j2_then=$(lines "$dir/ahead-j2.out")
+wait_for "j2 to run" $((AH + STEP + 10)) test -s "$dir/ahead-j2.out"
+# (On the daemon's clock, the wait for j2 would have ended at F2 - STEP.)
+checks=$((checks + 1))
+[ "$t_back" -lt $(((F2 - STEP) * 1000)) ] ||
+    fail "ahead: the clock was set back $((t_back - (F2 - STEP) * 1000)) ms after j2's wait ended: too late to test it"
+started_ok j2 "$F2" "the clock stepped back by $STEP s while it waited"
+daemon_stop_ok
+expect_eq "ahead: a ping answered while j2 waited to start" \
+    "$pong $j2_then" "OK $pid 0"
+expect_eq "ahead: j2's wait logged, once" "$(log_count "job j2: run \
+j2@$(rfc3339 "$F2"), claimed ahead of its instant $(rfc3339 "$F2"), waits: \
+the wall clock went back meanwhile")" 1
+expect_before "ahead: j2 waited, then started" "claimed ahead of its instant" \
+    1 "job j2: run j2@$(rfc3339 "$F2") attempt 1 started" 1
+step_logged "ahead: the step back" back "$STEP"
+expect_eq "ahead: no decision" "$(sql "SELECT count(*) FROM decisions")" 0
 done_ok
