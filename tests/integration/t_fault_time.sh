@@ -286,6 +286,16 @@ expect_eq "fwd: long's duration in the store is the one logged" "$(sql "SELECT
     "$(sed -n 's/.*job long: run .* succeeded (exit 0) after \([0-9]*\) ms$/\1/p' "$log")"
 soft_checks=0
 
+# snap: maxid, top and topc (the newest run, sec's and c2's newest
+# instants), read in one statement (one snapshot: read one by one, a claim
+# may come in between).
+snap() {
+	IFS='|' read -r maxid top topc <<EOF2
+$(sql "SELECT max(id), (SELECT max(scheduled_at) FROM runs WHERE job = 'sec'),
+    (SELECT max(scheduled_at) FROM runs WHERE job = 'c2') FROM runs")
+EOF2
+}
+
 # ==== back: backward steps ============================================================
 phase back
 {
@@ -323,7 +333,6 @@ wait_for "sec to be past once" 10 eval '[ "$(last_at sec)" -ge $((x + 1)) ] &&
 
 # --- back by BACK (5 s): the clock passes those instants again ------------------------
 wait_mid_second
-top=$(last_at sec) topc=$(last_at c2) maxid=$(sql "SELECT max(id) FROM runs")
 # Far enough for once's instant to come again (on a loaded machine the
 # test may have got here late).
 back=$BACK
@@ -331,8 +340,12 @@ back=$BACK
 echo "-$back" >"$dir/faketime.rc"
 checks=$((checks + 1))
 [ "$(faked)" -lt "$x" ] || fail "back: the clock set back ($(faked)) is not before once's instant ($x)"
-# Nothing is due for $back seconds: sec's next instance wakes the daemon.
+# The daemon notices the step when its wake-up for sec's next instant
+# fires, and then claims nothing for $back seconds: what it had claimed
+# until then is what ran before the step (read before the step, a claim
+# made as a busy test got to the step would count as after it).
 wait_for "the backward step to be logged" $((back + 10)) log_has "the wall clock was stepped back by"
+snap
 wait_for "3 runs of sec after the step" $((back + 10)) eval '[ "$(sql "SELECT count(*) FROM runs
     WHERE job = '\''sec'\'' AND id > $maxid AND status = '\''succeeded'\''")" -ge 3 ]'
 wait_for "a run of c2 after the step" $((back + 10)) eval '[ "$(sql "SELECT count(*) FROM runs
@@ -351,9 +364,11 @@ expect_eq "back: no decision" "$(sql "SELECT count(*) FROM decisions")" 0
 
 # --- back by 2 h while long runs ------------------------------------------------------------
 wait_mid_second
-top=$(last_at sec) topc=$(last_at c2) maxid=$(sql "SELECT max(id) FROM runs")
 echo "-$((7200 + back))" >"$dir/faketime.rc"
-# Every job's next instant is 2 h away now: a job added wakes the daemon.
+# Every job's next instant is 2 h away now; noticed (as above), then a
+# job added.
+wait_for "the step back by 2h" 10 eval '[ "$(log_count "stepped back")" -eq 2 ]'
+snap
 write_job late.job <<'EOF2'
 [late]
 schedule = every 1s
@@ -362,7 +377,6 @@ EOF2
 kill -HUP "$tickd_pid"
 wait_for "3 runs of the added job" 20 eval '[ "$(sql "SELECT count(*) FROM runs WHERE
     job = '\''late'\'' AND status = '\''succeeded'\''")" -ge 3 ]'
-wait_for "the step back by 2h" 10 eval '[ "$(log_count "stepped back")" -eq 2 ]'
 long_ok back "after the step back by 2 h"
 step_logged "back: the step back by 2 h" back 7200
 expect_eq "back: only the added job ran" "$(sql "SELECT count(*) FROM runs
@@ -491,8 +505,7 @@ L=$(sql "SELECT min(planned) FROM jobs WHERE job != 'long'")
 wait_for "long to start" 10 test -s "$dir/susp.id"
 wait_for "2 runs of sec" 10 eval '[ "$(lines "$dir/susp-sec.out")" -ge 2 ]'
 wait_mid_second
-p_sec=$(last_at sec) maxid=$(sql "SELECT max(id) FROM runs")
-p_hr=$(last_at hr) t_step=$(now)
+maxid=$(sql "SELECT max(id) FROM runs") t_step=$(now)
 kill -STOP "$tickd_pid"
 echo "+10800" >"$dir/faketime.rc"
 wait_until $(($(now) + 2))
@@ -514,6 +527,12 @@ wait_for "3 runs of sec after" 10 eval '[ "$(sql "SELECT count(*) FROM runs
 long_ok susp "after the suspend"
 long_end susp
 daemon_stop_ok
+# The last instances before the suspend (one may have been claimed after
+# t_step, before the daemon stopped).
+p_sec=$(sql "SELECT max(scheduled_at) FROM runs WHERE job = 'sec' AND
+    scheduled_at < $t_step + 100")
+p_hr=$(sql "SELECT coalesce(max(scheduled_at), 0) FROM runs WHERE job = 'hr'
+    AND scheduled_at < $t_step + 100")
 step_logged "susp: the step, once" forward 10800
 expect_eq "susp: no other step" "$(log_count "stepped")" 1
 expect_eq "susp: nothing logged as a suspend" "$(log_count "suspend")" 0
