@@ -10,15 +10,18 @@
  * time changes only when the clock is stepped; between wall and monotonic
  * also when the machine was suspended: that is how the two are told apart.
  * Every read goes through here, which is the seam tests (and libfaketime)
- * act on.
+ * act on.  A wait for an instant ends only once the wall clock has read
+ * it: never before, whatever the clock did meanwhile.
  *
- * DIAGNOSTICS: none; clock_gettime on these clocks cannot fail on Linux.
+ * DIAGNOSTICS: none; clock_gettime on these clocks cannot fail on Linux;
+ * a wait that cannot end at its instant says so (-1).
  */
 #include <errno.h>
 #include <time.h>
 
 #include "clock.h"
 
+/* Clock id read in milliseconds. */
 static int64_t
 clock_ms(clockid_t id)
 {
@@ -62,6 +65,16 @@ clock_boot_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Monotonic nanoseconds (stops during suspend). */
+static int64_t
+clock_mono_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Milliseconds since boot, suspend included. */
 int64_t
 clock_boot_ms(void)
@@ -70,23 +83,34 @@ clock_boot_ms(void)
 }
 
 /*
- * Sleep until the wall clock reads wall_ms, timed on the monotonic clock:
- * a step while asleep neither stretches nor shortens the wait.  Signals
- * do not cut it short.
+ * Sleep until the wall clock reads wall_ms, for at most max_ms of the
+ * monotonic clock.  The wall clock is read again after every sleep: a
+ * step back meanwhile (by hand, by NTP, a leap second) moves the instant
+ * away, and the wait goes on for it; a step forward ends the wait at the
+ * next reading.  Slewing changes the rate of both clocks alike.  The
+ * sleeps are relative: libfaketime 0.9.10 (the tests' clock) takes an
+ * absolute CLOCK_MONOTONIC sleep for a faked wall-clock time even with
+ * FAKETIME_DONT_FAKE_MONOTONIC, and the kernel refuses the negative time
+ * it makes of it (EINVAL: no sleep at all).  Returns 0 once the wall
+ * clock reads wall_ms or later; -1 when it would not within max_ms (the
+ * clock went back that far) or a sleep failed, having slept no longer
+ * than max_ms.
  */
-void
-clock_wait_wall_ms(int64_t wall_ms)
+int
+clock_wait_wall_ms(int64_t wall_ms, int64_t max_ms)
 {
 	struct timespec	ts;
-	int64_t		left = wall_ms * 1000000 - clock_wall_ns(), at;
+	int64_t		end = clock_mono_ns() + max_ms * 1000000, left;
+	int		rc;
 
-	if (left <= 0)
-		return;
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	at = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
-	ts.tv_sec = at / 1000000000;
-	ts.tv_nsec = at % 1000000000;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	    EINTR)
-		;
+	while ((left = wall_ms * 1000000 - clock_wall_ns()) > 0) {
+		if (left > end - clock_mono_ns())
+			return -1;
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		if (rc != 0 && rc != EINTR)
+			return -1;
+	}
+	return 0;
 }

@@ -140,6 +140,9 @@ struct server {
 	int64_t			  armed_ms;	/* wake-ups armed for, -1 none */
 	int64_t			  ahead_ms;	/* SERVER_AHEAD_MS, or a test's */
 	int64_t			  no_ahead;	/* an instant not claimed ahead */
+	struct pending		 *held;		/* claimed ahead, wall clock */
+	int64_t			  held_at;	/* set back: fork at this ms */
+	size_t			  nheld;
 	size_t			  fd_budget;	/* runs the descriptors hold */
 	int64_t			  clock_off;	/* wall - boot */
 	int64_t			  susp_off;	/* wall - mono */
@@ -262,6 +265,7 @@ void	server_dispatch(struct server *);
 void	server_count_end(struct server *, struct sjob *);
 int64_t	server_prune_margin(const struct server *);
 void	server_dispatch_apply(struct server *, struct dispatch *);
+void	server_held_drop(struct server *);
 void	server_dispatch_count(const struct dispatch *, const struct sjob *, int *, int *);
 void	server_dispatch_free(struct dispatch *);
 void	server_dispatch_init(struct dispatch *, int);

@@ -891,9 +891,10 @@ server_recover_one(const struct store_found *f, void *arg)
 	    "%d was interrupted by a daemon stop: %s", f->job, f->run_id,
 	    f->attempt, rerun ? "rerun (recover = rerun)" : j == NULL ?
 	    "abandoned (the job is gone)" : "abandoned (recover = abandon)");
+	/* Not before its instant: it may have been claimed ahead of it. */
 	if (rerun)
 		server_pend_add(s, j, f->scheduled_at, f->origin, "recover",
-		    f->rowid, 0);
+		    f->rowid, f->scheduled_at * 1000);
 }
 
 /*

@@ -1075,6 +1075,8 @@ server_ahead(struct server *s, int64_t now_ms, size_t *room)
 	if (s->nheap == 0 || (at = s->heap[0]->due_ms) <= now_ms ||
 	    at - now_ms > s->ahead_ms || at == s->no_ahead)
 		return -1;
+	if (s->held != NULL)		/* one held batch at most */
+		goto no;
 	stack[top++] = 0;
 	while (top > 0) {
 		j = s->heap[i = stack[--top]];
@@ -1105,6 +1107,104 @@ no:
 }
 
 /*
+ * Keep what a pass claimed ahead of the instant at (ms) from starting:
+ * the wall clock went back during the wait, and the instant is further
+ * away than the loop may wait (server_dispatch).  The claims are
+ * committed; the entries wait in memory, counted as pending for their
+ * jobs' overlap decisions, until a wake-up finds the wall clock at the
+ * instant (server_release).  Such a pass has one entry per job: each had
+ * nothing running or waiting, and one instance due (server_ahead).
+ */
+static void
+server_hold(struct server *s, struct dispatch *dp, int64_t at)
+{
+	struct log_job	 lj = LOG_JOB_INIT;
+	struct pending	*p;
+	char		 when[RFC3339_BUFSZ];
+
+	for (p = dp->add; p != NULL; p = p->next) {
+		if (p->j == NULL)	/* replaced within the pass */
+			continue;
+		p->j->npending++;
+		s->nheld++;
+		if (!p->claim)
+			continue;
+		lj.job = p->j->id;
+		lj.run_id = p->claimed.run_id;
+		lj.scheduled_at = p->at;
+		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: run %s, "
+		    "claimed ahead of its instant %s, waits: the wall clock "
+		    "went back meanwhile; it starts when the clock reads the "
+		    "instant", p->j->id, p->claimed.run_id, server_when(p->at,
+		    when, sizeof when));
+	}
+	s->held = dp->add;
+	s->held_at = at;
+	dp->add = NULL;
+	dp->add_tail = &dp->add;
+}
+
+/* Start what server_hold kept once the wall clock reads its instant. */
+static void
+server_release(struct server *s)
+{
+	struct dispatch	 dp;
+	struct pending	*p;
+
+	if (s->held == NULL || clock_wall_ms() < s->held_at)
+		return;
+	server_dispatch_init(&dp, 0);
+	dp.add = s->held;
+	for (p = dp.add; p != NULL; p = p->next) {
+		if (p->j != NULL)	/* apply counts what it queues */
+			p->j->npending--;
+		dp.add_tail = &p->next;
+	}
+	s->held = NULL;
+	s->nheld = 0;
+	server_dispatch_apply(s, &dp);
+	server_pump(s);
+}
+
+/* Log that a held instance did not start: the daemon stops. */
+static void
+server_held_log(const struct pending *p)
+{
+	struct log_job lj = LOG_JOB_INIT;
+
+	if (!p->claim)
+		return;
+	lj.job = p->j->id;
+	lj.run_id = p->claimed.run_id;
+	lj.scheduled_at = p->at;
+	log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: run %s did not start: "
+	    "the daemon stopped before the wall clock read its instant",
+	    p->j->id, p->claimed.run_id);
+}
+
+/*
+ * At a stop, forget what server_hold kept: its instances stay claimed,
+ * without a process, as after a crash between claim and fork; the next
+ * start settles them by their job's recover policy.
+ */
+void
+server_held_drop(struct server *s)
+{
+	struct pending *p;
+
+	while ((p = s->held) != NULL) {
+		s->held = p->next;
+		if (p->j != NULL) {
+			p->j->npending--;
+			server_held_log(p);
+			server_gone_check(s, p->j);
+		}
+		free(p);
+	}
+	s->nheld = 0;
+}
+
+/*
  * Handle every job that is due: decide, write every decision and claim in
  * one transaction, then fork.  If the store refuses, nothing changes and
  * dispatch is retried after SERVER_RETRY.
@@ -1121,6 +1221,7 @@ server_dispatch(struct server *s)
 	if (s->stopping)
 		return;
 	s->armed_ms = SERVER_UNARMED;	/* a wake-up may have fired */
+	server_release(s);
 	server_dispatch_init(&dp, 0);
 	server_check_clock(s, dp.now_ms);
 	/* Woken ahead of an instant to claim it: decide as at the instant. */
@@ -1159,7 +1260,7 @@ server_dispatch(struct server *s)
 		goto out;
 	planned = xreallocarray(NULL, ndue, sizeof *planned);
 	if (at == -1)		/* else server_ahead counted it */
-		dp.room = server_room(s, s->nrunning +
+		dp.room = server_room(s, s->nrunning + s->nheld +
 		    server_pend_startable(s));
 
 	if (store_begin(s->store) == -1)
@@ -1195,8 +1296,13 @@ server_dispatch(struct server *s)
 			(void)snprintf(due[i]->st.boot_id,
 			    sizeof due[i]->st.boot_id, "%s", s->boot_id);
 	}
-	if (at != -1)
-		clock_wait_wall_ms(at);
+	/*
+	 * Claimed ahead: fork once the wall clock reads the instant, never
+	 * before.  If it went back meanwhile so far that the loop would wait
+	 * longer than ahead_ms in all, the processes wait without it.
+	 */
+	if (at != -1 && clock_wait_wall_ms(at, s->ahead_ms) == -1)
+		server_hold(s, &dp, at);
 	server_dispatch_apply(s, &dp);
 	for (i = 0; i < ndue; i++) {
 		if (due[i]->def == NULL)

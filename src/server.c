@@ -165,7 +165,8 @@ server_heap_update(struct server *s, struct sjob *j)
 /*
  * Arm the wake-up at the earliest due time, ahead_ms before it (its
  * claims are committed ahead: server_ahead) unless that instant is known
- * not to be claimed ahead, or stop it.  Beside the
+ * not to be claimed ahead, or at the instant that processes claimed
+ * ahead wait for (server_hold) if that is earlier, or stop it.  Beside the
  * absolute periodic, a monotonic timerfd for the same moment: for 0.5 s
  * after reading the real-time clock libev interpolates it from the
  * monotonic one, so right after a step forward it can place the periodic
@@ -189,6 +190,10 @@ server_rearm(struct server *s)
 		if (want != s->no_ahead)
 			want -= s->ahead_ms;
 	}
+	/* Processes claimed ahead wait for their instant (server_hold). */
+	if (s->held != NULL && !s->stopping && (want == -1 ||
+	    s->held_at < want))
+		want = s->held_at;
 	if (want == s->armed_ms)
 		return;
 	s->armed_ms = want;
@@ -1097,6 +1102,7 @@ server_stop(struct server *s, int sig)
 	ev_periodic_stop(s->loop, &s->wake_w);
 	ev_io_stop(s->loop, &s->wake_fd_w);
 	ev_timer_stop(s->loop, &s->pend_w);
+	server_held_drop(s);
 	server_stop_runs(s->jobs, s->njobs);
 	server_stop_runs(s->gone, s->ngone);
 	runner_finish();
