@@ -58,6 +58,7 @@ struct sjob {
 	struct run		*runs;		/* live processes */
 	int			 nruns;
 	int			 npending;	/* entries in the pending FIFO */
+	int			 nheld;		/* claimed ahead, held (server_hold) */
 	int64_t			 last_end;	/* Unix s, "after" schedules */
 	int64_t			 skips;		/* consecutive overlap skips */
 	int64_t			 skip_since;	/* Unix s of the first of them */

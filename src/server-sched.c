@@ -257,6 +257,7 @@ server_can_start(const struct sjob *j, int more, int64_t now_mono)
 
 	if (d == NULL || j->st.paused || j->throttle_until > now_mono)
 		return 0;
+	more += j->nheld;	/* claimed, and forked before anything else */
 	if (d->overlap == POLICY_OVERLAP_ALLOW)
 		return j->nruns + more < d->max_parallel;
 	return j->nruns + more == 0;
@@ -1126,6 +1127,7 @@ server_hold(struct server *s, struct dispatch *dp, int64_t at)
 		if (p->j == NULL)	/* replaced within the pass */
 			continue;
 		p->j->npending++;
+		p->j->nheld++;
 		s->nheld++;
 		if (!p->claim)
 			continue;
@@ -1156,8 +1158,10 @@ server_release(struct server *s)
 	server_dispatch_init(&dp, 0);
 	dp.add = s->held;
 	for (p = dp.add; p != NULL; p = p->next) {
-		if (p->j != NULL)	/* apply counts what it queues */
+		if (p->j != NULL) {	/* apply counts what it queues */
 			p->j->npending--;
+			p->j->nheld--;
+		}
 		dp.add_tail = &p->next;
 	}
 	s->held = NULL;
@@ -1196,6 +1200,7 @@ server_held_drop(struct server *s)
 		s->held = p->next;
 		if (p->j != NULL) {
 			p->j->npending--;
+			p->j->nheld--;
 			server_held_log(p);
 			server_gone_check(s, p->j);
 		}
@@ -1378,7 +1383,7 @@ server_pump_pass(struct server *s)
 
 	if (s->stopping || s->pend == NULL)
 		goto out;
-	room = server_room(s, s->nrunning);
+	room = server_room(s, s->nrunning + s->nheld);
 	for (p = s->pend; p != NULL && n < room; p = p->next) {
 		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
 			;

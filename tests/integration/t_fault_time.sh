@@ -586,7 +586,8 @@ soft_checks=0
 # then further away than the wait may last; its process waits in the
 # loop, which goes on answering, and starts when the daemon's clock reads
 # the instant (its log line, its attempt's lateness and the job's own
-# clock say so).
+# clock say so).  A manual run of j2 (overlap = queue) asked meanwhile
+# starts after it, not before.
 phase ahead
 AH=4 STEP=6
 # shellcheck disable=SC2086
@@ -597,6 +598,7 @@ ahead_jobs() {
 		cat <<EOF2
 [${_j%:*}]
 schedule = $(at_cron "${_j#*:}")
+overlap = queue
 command = echo "\$TICKD_RUN_ID \$(date +%s%3N)" >> @DIR@/ahead-${_j%:*}.out
 
 EOF2
@@ -625,7 +627,7 @@ claimed() {
 started_ok() {
 	_so=$(sql "SELECT count(*) || ' ' || coalesce(min(a.lateness_ms),
 	    'none') FROM runs r JOIN attempts a ON a.run = r.id
-	    WHERE r.job = '$1'")
+	    WHERE r.job = '$1' AND r.origin = 'schedule'")
 	_own=$(($(cut -d ' ' -f 2 "$dir/ahead-$1.out" | head -n 1) - $2 * 1000))
 	checks=$((checks + 1))
 	[ "${_so% *}" = 1 ] && [ "${_so#* }" != none ] &&
@@ -642,6 +644,7 @@ echo "+0" >"$dir/faketime.rc"
 t_back=$(now_ms)
 # Asked while j2 waits for its instant, STEP s away on the daemon's clock.
 pong=$(ctl_send 'ping\n') pid=$tickd_pid
+manual=$(ctl run j2)
 j2_then=$(lines "$dir/ahead-j2.out")
 wait_for "j2 to run" $((AH + STEP + 10)) test -s "$dir/ahead-j2.out"
 # (On the daemon's clock, the wait for j2 would have ended at F2 - STEP.)
@@ -649,6 +652,10 @@ checks=$((checks + 1))
 [ "$t_back" -lt $(((F2 - STEP) * 1000)) ] ||
     fail "ahead: the clock was set back $((t_back - (F2 - STEP) * 1000)) ms after j2's wait ended: too late to test it"
 started_ok j2 "$F2" "the clock stepped back by $STEP s while it waited"
+wait_for "j2's manual run" 10 eval '[ "$(lines "$dir/ahead-j2.out")" -ge 2 ]'
+expect_eq "ahead: j2's held instance first, then the manual run" \
+    "$(cut -d ' ' -f 1 "$dir/ahead-j2.out" | tr '\n' ' ')" \
+    "j2@$(rfc3339 "$F2") $manual "
 daemon_stop_ok
 expect_eq "ahead: a ping answered while j2 waited to start" \
     "$pong $j2_then" "OK $pid 0"
