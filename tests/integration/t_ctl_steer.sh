@@ -185,7 +185,8 @@ expect_eq "replay --wait (fails again): exit" "$rc" 3
 wait_for "a run of tick" 5 test -s "$dir/tick.out"
 run_cmd ctl pause tick
 expect_eq "pause: exit" "$rc" 0
-expect_eq "pause: output" "$out" "tick paused"
+# (A run that wrote its line may not have ended yet: it goes on.)
+expect_match "pause: output" "$out" "tick paused*"
 t_pause=$(now)
 expect_match "list: paused" "$(ctl list | grep '^tick ')" "tick *paused *- *- *"
 wait_until $((t_pause + 2))
@@ -205,12 +206,15 @@ wait_for "a run of tick after resume" 5 eval '[ "$(sql "SELECT count(*) FROM run
     WHERE job = '"'tick'"' AND scheduled_at > $t_resume")" -ge 1 ]'
 expect_eq "resume: no back-fill (runs)" "$(sql "SELECT count(*) FROM runs
     WHERE job = 'tick' AND scheduled_at > $t_pause AND scheduled_at < $t_resume")" 0
-# What passed meanwhile is one decision: skipped, reason paused.
+# What passed meanwhile is one decision: skipped, reason paused.  (Not
+# the only decision of tick on a loaded machine: a stall of the daemon
+# before the pause may have coalesced an instance it found late.)
+paused="FROM decisions WHERE job = 'tick' AND reason = 'paused'"
 expect_eq "resume: the instants passed over, one decision" "$(sql "SELECT decision,
     reason, first_at <= $t_pause + 1, last_at >= $t_resume - 1, last_at <= $t_resume,
-    count = last_at - first_at + 1 FROM decisions WHERE job = 'tick'")" \
+    count = last_at - first_at + 1 $paused")" \
     "skipped|paused|1|1|1|1"
-log_has "tickd: notice: job tick: $(sql "SELECT count FROM decisions WHERE job = 'tick'") instances from $(rfc3339 "$(sql "SELECT first_at FROM decisions WHERE job = 'tick'")") to $(rfc3339 "$(sql "SELECT last_at FROM decisions WHERE job = 'tick'")") skipped (passed over while the job was paused)" ||
+log_has "tickd: notice: job tick: $(sql "SELECT count $paused") instances from $(rfc3339 "$(sql "SELECT first_at $paused")") to $(rfc3339 "$(sql "SELECT last_at $paused")") skipped (passed over while the job was paused)" ||
     fail "resume: the passed-over instants are not logged"
 expect_match "list: idle again" "$(ctl list | grep '^tick ' | sed 's/ running / idle /')" \
     "tick *idle *20*"
@@ -222,23 +226,25 @@ expect_match "list: idle again" "$(ctl list | grep '^tick ' | sed 's/ running / 
 # one the store says was planned last.
 run_cmd ctl pause tick
 t_pause=$(sql "SELECT planned FROM jobs WHERE job = 'tick'")
+# The catch-up's decision: from the pause on (see above).
+cu="FROM decisions WHERE job = 'tick' AND reason != 'paused' AND
+    first_at >= $t_pause"
 wait_until $((t_pause + 4))
 run_cmd ctl resume --catch-up tick
 expect_eq "resume --catch-up: exit" "$rc" 0
 t_resume=$(now)
-wait_for "the catch-up decision" 5 eval '[ "$(sql "SELECT count(*) FROM decisions
-    WHERE job = '"'tick'"' AND reason != '"'paused'"'")" -ge 1 ]'
+wait_for "the catch-up decision" 5 eval '[ "$(sql "SELECT count(*) $cu")" -ge 1 ]'
 expect_eq "resume --catch-up: one coalesced decision" "$(sql "SELECT decision || ' ' ||
-    reason || ' ' || (first_at = $t_pause + 1) FROM decisions WHERE job = 'tick' AND reason != 'paused'")" \
+    reason || ' ' || (first_at = $t_pause + 1) $cu")" \
     "skipped coalesced 1"
 wait_for "the newest missed instant's run" 5 eval '[ "$(sql "SELECT count(*)
-    FROM runs r, decisions d WHERE r.job = '"'tick'"' AND d.job = r.job AND d.reason != '"'paused'"' AND
-    r.scheduled_at = d.last_at + 1")" -eq 1 ]'
+    FROM runs r WHERE r.job = '"'tick'"' AND
+    r.scheduled_at = (SELECT last_at + 1 $cu)")" -eq 1 ]'
 expect_eq "resume --catch-up: every missed instant accounted for once" "$(sql "SELECT
-    (SELECT count FROM decisions WHERE job = 'tick' AND reason != 'paused') +
+    (SELECT count $cu) +
     (SELECT count(*) FROM runs WHERE job = 'tick' AND scheduled_at > $t_pause AND
-    scheduled_at <= (SELECT last_at + 1 FROM decisions WHERE job = 'tick' AND reason != 'paused')) -
-    ((SELECT last_at + 1 FROM decisions WHERE job = 'tick' AND reason != 'paused') - $t_pause)")" 0
+    scheduled_at <= (SELECT last_at + 1 $cu)) -
+    ((SELECT last_at + 1 $cu) - $t_pause)")" 0
 expect_match "history: the decision" "$(ctl history tick --status skipped)" \
     "*tick *- *skipped (coalesced) *- *20* UTC *- *- *- *- *- *[0-9]* instant*"
 
