@@ -23,9 +23,9 @@
  * stops at the first.  Outcomes: a line inih rejects, an unreadable or
  * unsafe file (a symbolic link, not a regular file, owned by another user
  * than root or tickd's, writable by group/other) invalidates every job of
- * that file; an unreadable or unsafe jobs directory invalidates every
- * job; a bad value invalidates only its job; an invalid tickd.conf makes
- * conf_load return NULL.  An id defined twice keeps its first definition, but a reload
+ * that file; an unreadable jobs directory invalidates every job; a bad
+ * value invalidates only its job; an invalid tickd.conf makes conf_load return
+ * NULL.  An id defined twice keeps its first definition, but a reload
  * keeps a running job's own definition (conf_job_is_bad).  Values come
  * from the table in conf_table.c, defaults included.
  *
@@ -343,31 +343,6 @@ conf_recent(const struct stat *st)
 }
 
 /*
- * Whoever can change a job file runs commands as tickd's user, and
- * whoever can write in the jobs directory can remove, rename or replace
- * its files: root or that user only.  Root itself may always, so its
- * files are fine for an unprivileged daemon too.  NULL when st (a file or
- * the directory: what) passes, else why not, to follow "refused: "
- * (caller frees).
- */
-static char *
-conf_owner_refused(const struct stat *st, uid_t uid, const char *what)
-{
-	if ((st->st_uid == 0 || st->st_uid == uid) &&
-	    !(st->st_mode & (S_IWGRP | S_IWOTH)))
-		return NULL;
-	if (uid == 0)
-		return xasprintf("tickd runs as root and the %s must be owned "
-		    "by root and not writable by group or others (owner uid "
-		    "%ld, mode %04o)", what, (long)st->st_uid,
-		    (unsigned)(st->st_mode & 07777));
-	return xasprintf("tickd runs as uid %ld and the %s must be owned by "
-	    "uid %ld or root and not writable by group or others (owner uid "
-	    "%ld, mode %04o)", (long)uid, what, (long)uid, (long)st->st_uid,
-	    (unsigned)(st->st_mode & 07777));
-}
-
-/*
  * One attempt of conf_read_file.  Returns the buffer, or NULL with a cause
  * added, or NULL with *changed = 1 (and no cause) when the file changed
  * while it was read; *changed = 2 with the buffer when it was read whole
@@ -378,7 +353,7 @@ conf_read_once(const char *path, int nofollow, uid_t uid, size_t *lenp,
     struct stat *stp, int *changed, struct conf_causes *causes)
 {
 	struct stat	 st, after;
-	char		*buf = NULL, *why, extra;
+	char		*buf = NULL, extra;
 	size_t		 got = 0;
 	ssize_t		 n;
 	int		 fd;
@@ -420,9 +395,25 @@ conf_read_once(const char *path, int nofollow, uid_t uid, size_t *lenp,
 		conf_causes_add(causes, "%s: not a regular file", path);
 		goto fail;
 	}
-	if ((why = conf_owner_refused(&st, uid, "file")) != NULL) {
-		conf_causes_add(causes, "%s: refused: %s", path, why);
-		free(why);
+	/*
+	 * Whoever can change the file runs commands as tickd's user: root
+	 * or that user only.  Root itself may always, so its files are
+	 * fine for an unprivileged daemon too.
+	 */
+	if ((st.st_uid != 0 && st.st_uid != uid) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (uid == 0)
+			conf_causes_add(causes, "%s: refused: tickd runs as "
+			    "root and the file must be owned by root and not "
+			    "writable by group or others (owner uid %ld, mode "
+			    "%04o)", path, (long)st.st_uid,
+			    (unsigned)(st.st_mode & 07777));
+		else
+			conf_causes_add(causes, "%s: refused: tickd runs as "
+			    "uid %ld and the file must be owned by uid %ld or "
+			    "root and not writable by group or others (owner "
+			    "uid %ld, mode %04o)", path, (long)uid, (long)uid,
+			    (long)st.st_uid, (unsigned)(st.st_mode & 07777));
 		goto fail;
 	}
 	if (st.st_size > CONF_FILE_MAX) {
@@ -2041,30 +2032,12 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev,
 	struct conf_file *pf;
 	DIR		 *dir;
 	struct dirent	 *de;
-	struct stat	  st;
-	char		**names = NULL, *path, *why;
+	char		**names = NULL, *path;
 	size_t		  n = 0, i;
 
 	if ((dir = opendir(c->jobs_dir)) == NULL) {
 		conf_causes_add(causes, "%s: jobs_dir: %s", c->jobs_dir,
 		    strerror(errno));
-		c->jobs_dir_failed = 1;
-		return;
-	}
-	/* The directory it was opened as, not the name (a rename since). */
-	if (fstat(dirfd(dir), &st) == -1)
-		why = xstrdup(strerror(errno));
-	else if ((why = conf_owner_refused(&st, c->uid, "directory")) !=
-	    NULL) {
-		char *r = xasprintf("refused: %s", why);
-
-		free(why);
-		why = r;
-	}
-	if (why != NULL) {
-		conf_causes_add(causes, "%s: jobs_dir: %s", c->jobs_dir, why);
-		free(why);
-		(void)closedir(dir);
 		c->jobs_dir_failed = 1;
 		return;
 	}

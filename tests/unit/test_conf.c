@@ -40,7 +40,6 @@
 #include "policy.h"
 #include "schedule.h"
 #include "tz.h"
-#include "xmalloc.h"
 
 #include "t.h"
 
@@ -2029,89 +2028,6 @@ test_job_parse(void)
 	conf_free(c);
 }
 
-/* --- the jobs directory's owner and mode -------------------------------- */
-
-/*
- * Whoever can write in jobs_dir can remove or rename job files: the
- * directory follows the files' rule, and when it fails no job is loaded
- * (a reload keeps the previous definitions: conf_job_is_bad).
- */
-static const struct {
-	int		 mode, owner, uid;	/* jobs.d's, tickd's uid */
-	const char	*cause;			/* after "$D/jobs.d: jobs_dir: " */
-} jobs_dir_cases[] = {
-	{ 0755, 0, 0, NULL },
-	{ 0700, 0, 0, NULL },
-	{ 0775, 0, 0, "refused: tickd runs as root and the directory must be "
-	    "owned by root and not writable by group or others (owner uid 0, "
-	    "mode 0775)" },
-	{ 0777, 0, 0, "refused: tickd runs as root and the directory must be "
-	    "owned by root and not writable by group or others (owner uid 0, "
-	    "mode 0777)" },
-	{ 01777, 0, 0, "refused: tickd runs as root and the directory must "
-	    "be owned by root and not writable by group or others (owner uid "
-	    "0, mode 1777)" },
-	{ 0755, 1000, 0, "refused: tickd runs as root and the directory must "
-	    "be owned by root and not writable by group or others (owner uid "
-	    "1000, mode 0755)" },
-	{ 0755, 1000, 1000, NULL },
-	{ 0755, 0, 1000, NULL },
-	{ 0755, 2000, 1000, "refused: tickd runs as uid 1000 and the directory "
-	    "must be owned by uid 1000 or root and not writable by group or "
-	    "others (owner uid 2000, mode 0755)" },
-	{ 0770, 1000, 1000, "refused: tickd runs as uid 1000 and the directory "
-	    "must be owned by uid 1000 or root and not writable by group or "
-	    "others (owner uid 1000, mode 0770)" },
-};
-
-static void
-test_jobs_dir(void)
-{
-	struct conf_causes	 causes = { NULL, 0 };
-	struct conf_case	 cc;
-	struct conf		*c;
-	char			 dir[1024], path[PATH_MAX + 32], *want;
-	size_t			 i;
-
-	memset(&cc, 0, sizeof cc);
-	cc.files[0].name = "j.job";
-	cc.files[0].text = JOB("j", "@daily", "true");
-	for (i = 0; i < sizeof jobs_dir_cases / sizeof jobs_dir_cases[0];
-	    i++) {
-		T_RUN("jobs_dir owner and mode");
-		if (!is_root) {
-			(void)printf("skip: jobs_dir cases need root\n");
-			return;
-		}
-		(void)snprintf(dir, sizeof dir, "%s/jd%zu", tmpdir, i);
-		(void)snprintf(path, sizeof path, "%s/jobs.d", dir);
-		if (!T_EQ_INT(make_tree(&cc, dir), 0) ||
-		    !T_EQ_INT(chown(path, (uid_t)jobs_dir_cases[i].owner,
-		    (gid_t)jobs_dir_cases[i].owner), 0) ||
-		    !T_EQ_INT(chmod(path, (mode_t)jobs_dir_cases[i].mode), 0))
-			return;
-		(void)snprintf(path, sizeof path, "%s/tickd.conf", dir);
-		c = conf_load_with(path, (uid_t)jobs_dir_cases[i].uid,
-		    (gid_t)jobs_dir_cases[i].uid, NULL, NULL, &causes);
-		if (T_TRUE(c != NULL)) {
-			if (jobs_dir_cases[i].cause == NULL) {
-				T_EQ_INT(causes.n, 0);
-				T_TRUE(conf_job(c, "j") != NULL);
-			} else {
-				want = xasprintf("%s/jobs.d: jobs_dir: %s",
-				    dir, jobs_dir_cases[i].cause);
-				if (T_EQ_INT(causes.n, 1))
-					T_EQ_STR(causes.v[0], want);
-				free(want);
-				T_EQ_INT(c->njobs, 0);
-				T_EQ_INT(c->jobs_dir_failed, 1);
-			}
-			conf_free(c);
-		}
-		conf_causes_free(&causes);
-	}
-}
-
 /* --- the key table ------------------------------------------------------ */
 
 static void
@@ -2190,7 +2106,6 @@ main(void)
 	test_keep_dup();
 	test_relative();
 	test_job_parse();
-	test_jobs_dir();
 	test_key_table();
 
 	rc = t_done();
