@@ -23,7 +23,8 @@
  * stops at the first.  Outcomes: a line inih rejects, an unreadable or
  * unsafe file (a symbolic link, not a regular file, owned by another user
  * than root or tickd's, writable by group/other) invalidates every job of
- * that file; an unreadable jobs directory invalidates every job; a bad
+ * that file; a jobs directory that cannot be read, or that others can
+ * write in (then tickd does not start), invalidates every job; a bad
  * value invalidates only its job; an invalid tickd.conf makes conf_load return
  * NULL.  An id defined twice keeps its first definition, but a reload
  * keeps a running job's own definition (conf_job_is_bad).  Values come
@@ -343,6 +344,31 @@ conf_recent(const struct stat *st)
 }
 
 /*
+ * Whoever can change a job file runs commands as tickd's user, and
+ * whoever can write in the jobs directory can remove, rename or replace
+ * its files: root or that user only.  Root itself may always, so its
+ * files are fine for an unprivileged daemon too.  NULL when st (what: the
+ * "file" or the "directory") passes, else why not, to follow "refused: "
+ * (caller frees).
+ */
+static char *
+conf_owner_refused(const struct stat *st, uid_t uid, const char *what)
+{
+	if ((st->st_uid == 0 || st->st_uid == uid) &&
+	    !(st->st_mode & (S_IWGRP | S_IWOTH)))
+		return NULL;
+	if (uid == 0)
+		return xasprintf("tickd runs as root and the %s must be owned "
+		    "by root and not writable by group or others (owner uid "
+		    "%ld, mode %04o)", what, (long)st->st_uid,
+		    (unsigned)(st->st_mode & 07777));
+	return xasprintf("tickd runs as uid %ld and the %s must be owned by "
+	    "uid %ld or root and not writable by group or others (owner uid "
+	    "%ld, mode %04o)", (long)uid, what, (long)uid, (long)st->st_uid,
+	    (unsigned)(st->st_mode & 07777));
+}
+
+/*
  * One attempt of conf_read_file.  Returns the buffer, or NULL with a cause
  * added, or NULL with *changed = 1 (and no cause) when the file changed
  * while it was read; *changed = 2 with the buffer when it was read whole
@@ -353,7 +379,7 @@ conf_read_once(const char *path, int nofollow, uid_t uid, size_t *lenp,
     struct stat *stp, int *changed, struct conf_causes *causes)
 {
 	struct stat	 st, after;
-	char		*buf = NULL, extra;
+	char		*buf = NULL, *why, extra;
 	size_t		 got = 0;
 	ssize_t		 n;
 	int		 fd;
@@ -395,25 +421,9 @@ conf_read_once(const char *path, int nofollow, uid_t uid, size_t *lenp,
 		conf_causes_add(causes, "%s: not a regular file", path);
 		goto fail;
 	}
-	/*
-	 * Whoever can change the file runs commands as tickd's user: root
-	 * or that user only.  Root itself may always, so its files are
-	 * fine for an unprivileged daemon too.
-	 */
-	if ((st.st_uid != 0 && st.st_uid != uid) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		if (uid == 0)
-			conf_causes_add(causes, "%s: refused: tickd runs as "
-			    "root and the file must be owned by root and not "
-			    "writable by group or others (owner uid %ld, mode "
-			    "%04o)", path, (long)st.st_uid,
-			    (unsigned)(st.st_mode & 07777));
-		else
-			conf_causes_add(causes, "%s: refused: tickd runs as "
-			    "uid %ld and the file must be owned by uid %ld or "
-			    "root and not writable by group or others (owner "
-			    "uid %ld, mode %04o)", path, (long)uid, (long)uid,
-			    (long)st.st_uid, (unsigned)(st.st_mode & 07777));
+	if ((why = conf_owner_refused(&st, uid, "file")) != NULL) {
+		conf_causes_add(causes, "%s: refused: %s", path, why);
+		free(why);
 		goto fail;
 	}
 	if (st.st_size > CONF_FILE_MAX) {
@@ -2023,9 +2033,57 @@ conf_is_job_name(const char *name)
 	return n > 4 && strcmp(name + n - 4, ".job") == 0 && name[0] != '.';
 }
 
-/* Load every *.job file of the jobs directory, in name order. */
+/*
+ * Open the jobs directory if it is safe: whoever can write in it can
+ * delete or rename the job files (a sticky directory too: its users can
+ * still rename their own files over the jobs'), so it must be owned by
+ * root or tickd's user and not writable by group or others, as the files
+ * in it.  where is "tickd.conf:LINE: jobs_dir", for the cause.  NULL,
+ * with a cause, when it cannot be read (c->jobs_dir_failed) or is not
+ * safe (c->jobs_dir_unsafe too).
+ */
+static DIR *
+conf_open_jobs_dir(struct conf *c, const char *where,
+    struct conf_causes *causes)
+{
+	struct stat	 st;
+	DIR		*dir = NULL;
+	char		*why;
+	int		 fd;
+
+	c->jobs_dir_failed = 1;
+	if ((fd = open(c->jobs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOCTTY)) == -1 || fstat(fd, &st) == -1) {
+		conf_causes_add(causes, "%s: %s: %s", where, c->jobs_dir,
+		    strerror(errno));
+		goto fail;
+	}
+	if ((why = conf_owner_refused(&st, c->uid, "directory")) != NULL) {
+		conf_causes_add(causes, "%s: %s: refused: %s", where,
+		    c->jobs_dir, why);
+		free(why);
+		c->jobs_dir_unsafe = 1;
+		goto fail;
+	}
+	if ((dir = fdopendir(fd)) == NULL) {
+		conf_causes_add(causes, "%s: %s: %s", where, c->jobs_dir,
+		    strerror(errno));
+		goto fail;
+	}
+	c->jobs_dir_failed = 0;
+	return dir;
+fail:
+	if (fd != -1)
+		(void)close(fd);
+	return NULL;
+}
+
+/*
+ * Load every *.job file of the jobs directory, in name order (where:
+ * "tickd.conf:LINE: jobs_dir", for the causes about the directory).
+ */
 static void
-conf_load_jobs_dir(struct conf *c, struct conf *prev,
+conf_load_jobs_dir(struct conf *c, struct conf *prev, const char *where,
     struct conf_causes *causes)
 {
 	struct conf_loading L;
@@ -2035,12 +2093,8 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev,
 	char		**names = NULL, *path;
 	size_t		  n = 0, i;
 
-	if ((dir = opendir(c->jobs_dir)) == NULL) {
-		conf_causes_add(causes, "%s: jobs_dir: %s", c->jobs_dir,
-		    strerror(errno));
-		c->jobs_dir_failed = 1;
+	if ((dir = conf_open_jobs_dir(c, where, causes)) == NULL)
 		return;
-	}
 	while ((de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
@@ -2144,7 +2198,7 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	const char		*from;
 	char			*buf = NULL, *dir, *slash, *cause = NULL, *where;
 	size_t			 len, i, before = causes->n;
-	int			 found = 0, mask;
+	int			 found = 0, mask, line;
 
 	memset(&p, 0, sizeof p);
 	memset(&empty, 0, sizeof empty);
@@ -2218,7 +2272,13 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 		c->controllers = (unsigned)mask;
 		c->controllers_known = 1;
 	}
-	conf_load_jobs_dir(c, prev, causes);
+	/* conf_key_line gives the section's line for a key left unset. */
+	line = daemon_sec != NULL ? conf_key_line(daemon_sec, "jobs_dir") : 0;
+	where = line > 0 && line != daemon_sec->line ?
+	    xasprintf("%s:%d: jobs_dir", path, line) :
+	    xasprintf("%s: jobs_dir", path);
+	conf_load_jobs_dir(c, prev, where, causes);
+	free(where);
 	conf_parse_free(&p);
 	envp_free(&unused);
 	free(buf);

@@ -152,6 +152,7 @@ struct conf {
 	char		**ignored;	/* names in jobs_dir that are skipped */
 	size_t		  nignored;
 	int		  jobs_dir_failed; /* jobs_dir could not be read */
+	int		  jobs_dir_unsafe; /* others can write in it */
 	char		**dup_ids;	/* ids defined more than once */
 	size_t		  ndup_ids;
 	char		**unsafe_ids;	/* bad only for strict_exec */

@@ -1589,6 +1589,12 @@ server_main(const char *path, int verbose)
 		log_err("%s is invalid: not starting", path);
 		return SERVER_EXIT_CONFIG;
 	}
+	if (s->conf->jobs_dir_unsafe) {		/* as an unsafe tickd.conf */
+		log_err("jobs_dir %s is not safe: not starting",
+		    s->conf->jobs_dir);
+		conf_free(s->conf);
+		return SERVER_EXIT_CONFIG;
+	}
 	server_log_warnings(s->conf);
 	s->verbose = verbose;
 	log_level = s->conf->log_level > verbose ? s->conf->log_level :

@@ -135,8 +135,31 @@ checks=$((checks + 1))
 [ ! -e "$db" ] || [ "$(sql 'SELECT count(*) FROM runs')" -eq 0 ] ||
     fail "invalid tickd.conf: runs were created"
 [ ! -e "$dir/early.ran" ] || fail "invalid tickd.conf: a job ran"
-rm "$jobs/early.job"
 write_conf
+
+# A jobs_dir others can write in (sticky, as /tmp is, or not): whoever
+# can delete or rename its files decides which jobs run.  --check says so
+# at the line of tickd.conf that names it, and the daemon does not start,
+# as for an unsafe tickd.conf (a reload keeps the running jobs:
+# t_hostile_jobs.sh).
+for mode in 1777 0757; do
+	chmod "$mode" "$jobs"
+	cause="$dir/tickd.conf:3: jobs_dir: $jobs: refused: tickd runs as root and the directory must be owned by root and not writable by group or others (owner uid 0, mode $mode)"
+	run_cmd "$TICKD" --check -c "$dir/tickd.conf"
+	expect_eq "--check, jobs_dir mode $mode" "$rc|$err|$(first "$out")" \
+	    "1|$cause|$dir/tickd.conf: 0 jobs valid, 1 problems"
+	daemon_spawn
+	daemon_stop 10 0	# signal 0: only wait for it to exit
+	expect_eq "jobs_dir mode $mode: exit status" "$daemon_rc" 78
+	expect_eq "jobs_dir mode $mode: the cause, logged once" \
+	    "$(log_count "tickd: error: $cause")" 1
+	log_has "tickd: error: jobs_dir $jobs is not safe: not starting" ||
+	    fail "jobs_dir mode $mode: no message"
+done
+chmod 755 "$jobs"
+checks=$((checks + 1))
+[ ! -e "$dir/early.ran" ] || fail "unsafe jobs_dir: a job ran"
+rm "$jobs/early.job"
 
 # --- options --------------------------------------------------------------------
 run_cmd "$TICKD" -n --config="$dir/check.conf"

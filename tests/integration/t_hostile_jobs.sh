@@ -365,6 +365,29 @@ try "g2 v2, fixed" "" 3
 wait_for "g2 runs v2" 10 grep -q '^v2 ' "$dir/g2.out"
 unput g2.job
 
+# --- a jobs_dir made unsafe ------------------------------------------------------------
+# Whoever can write in jobs_dir can delete or rename the job files in it:
+# the directory must be owned by root and not writable by group or
+# others, like the files (a sticky one too: its owners can still rename
+# their files over the jobs').  Refused at a reload, no file of it is read
+# and every job keeps its definition; tickctl check says so.  (At startup
+# the daemon does not start: t_daemon_config.sh.)
+for how in "chmod 0757" "chmod 1777" "chmod 0775" "chown nobody"; do
+	$how "$jobs"
+	kept="job tick: the new definition is invalid; keeping the previous one"
+	k=$(log_count "$kept")
+	try "jobs_dir, $how" "$dir/tickd.conf:3: jobs_dir: $jobs: refused: tickd runs as root and the directory must be owned by root and not writable by group or others (owner uid $(stat -c %u "$jobs"), mode $(stat -c %04a "$jobs"))" 0
+	expect_eq "jobs_dir, $how: tick keeps its definition at both reloads" \
+	    "$(log_count "$kept")" "$((k + 2))"
+	run_cmd ctl check
+	expect_eq "jobs_dir, $how: tickctl check: exit" "$rc" 1
+	expect_match "jobs_dir, $how: tickctl check" "$out" "CRITICAL: *
+$dir/tickd.conf:3: jobs_dir: $jobs: refused: *"
+	chmod 0755 "$jobs"
+	chown root "$jobs"
+done
+try "jobs_dir safe again" "" 2
+
 # --- a file rewritten in place during reloads ---------------------------------------
 # Two versions, 1 MB each (the command first, then a long description,
 # then a marker as the last line: environment FLUX_END), written over
@@ -486,5 +509,7 @@ echo "tick: $(sql "SELECT count(*) FROM runs WHERE job = 'tick' AND status =
     'succeeded'") runs, $(sql "SELECT count(*) FROM runs WHERE job = 'tick' AND
     status = 'skipped'") skipped, $(sql "SELECT coalesce(sum(count), 0) FROM
     decisions WHERE job = 'tick'") in decisions"
-expect_eq "keeper: never removed nor replaced" "$(grep -c 'job keeper:' "$log")" 0
+# (It kept its definition while jobs_dir was refused, with a line each.)
+expect_eq "keeper: never removed nor replaced" "$(grep 'job keeper:' "$log" |
+    grep -vc 'the new definition is invalid; keeping the previous one')" 0
 done_ok

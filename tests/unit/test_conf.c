@@ -59,8 +59,8 @@
 /*
  * A file in jobs.d ("../x" is beside it, in the case directory).  The
  * name may say more: "x.job mode=0664", "x.job uid=1000" (else 0644 and
- * root), "x.job -> TARGET" (a symbolic link), "x.d/" (a directory),
- * "x.job fifo" (a FIFO).
+ * root), "x.job -> TARGET" (a symbolic link), "x.d/" (a directory, 0755,
+ * or "x.d/ mode=1777", "x.d/ uid=1000"), "x.job fifo" (a FIFO).
  */
 struct tfile {
 	const char	*name;		/* NULL ends the list */
@@ -1114,8 +1114,52 @@ static const struct conf_case conf_cases[] = {
 	{ "daemon: missing jobs_dir", 0,
 	    "[daemon]\njobs_dir = nojobs\ntimezone = UTC\n", 0, NULL,
 	    { { NULL } },
-	    0, { "$D/nojobs: jobs_dir: No such file or directory" },
-	    "", "", "", { { NULL } } },
+	    0, { "$C:2: jobs_dir: $D/nojobs: No such file or directory" },
+	    "", "", "", { { NULL, "jobs_dir", "failed 1 unsafe 0" } } },
+	/*
+	 * A jobs_dir others can write in (sticky or not), or owned by
+	 * another user: refused at the line that names it, none of its
+	 * files read.
+	 */
+	{ "daemon: jobs_dir writable by others", 1,
+	    "[daemon]\ntimezone = UTC\njobs_dir = jobs.d/open.d\n", 0, NULL,
+	    { { "open.d/ mode=0757", NULL },
+	      { "open.d/a.job", JOB("a", "@daily", "true") } },
+	    0, { "$C:3: jobs_dir: $J/open.d: refused: tickd runs as root and "
+		"the directory must be owned by root and not writable by group "
+		"or others (owner uid 0, mode 0757)" },
+	    "", "", "", { { NULL, "jobs_dir", "failed 1 unsafe 1" } } },
+	{ "daemon: jobs_dir sticky, writable by all", 1,
+	    "[daemon]\ntimezone = UTC\njobs_dir = jobs.d/open.d\n", 0, NULL,
+	    { { "open.d/ mode=1777", NULL },
+	      { "open.d/a.job", JOB("a", "@daily", "true") } },
+	    0, { "$C:3: jobs_dir: $J/open.d: refused: tickd runs as root and "
+		"the directory must be owned by root and not writable by group "
+		"or others (owner uid 0, mode 1777)" },
+	    "", "", "", { { NULL, "jobs_dir", "failed 1 unsafe 1" } } },
+	{ "daemon: jobs_dir writable by its group", 1,
+	    "[daemon]\ntimezone = UTC\njobs_dir = jobs.d/open.d\n", 0, NULL,
+	    { { "open.d/ mode=0775", NULL },
+	      { "open.d/a.job", JOB("a", "@daily", "true") } },
+	    0, { "$C:3: jobs_dir: $J/open.d: refused: tickd runs as root and "
+		"the directory must be owned by root and not writable by group "
+		"or others (owner uid 0, mode 0775)" },
+	    "", "", "", { { NULL, "jobs_dir", "failed 1 unsafe 1" } } },
+	{ "daemon: jobs_dir owned by another user", 1,
+	    "[daemon]\ntimezone = UTC\njobs_dir = jobs.d/open.d\n", 0, NULL,
+	    { { "open.d/ uid=1000", NULL },
+	      { "open.d/a.job", JOB("a", "@daily", "true") } },
+	    0, { "$C:3: jobs_dir: $J/open.d: refused: tickd runs as root and "
+		"the directory must be owned by root and not writable by group "
+		"or others (owner uid 1000, mode 0755)" },
+	    "", "", "", { { NULL, "jobs_dir", "failed 1 unsafe 1" } } },
+	/* A safe one: its jobs load. */
+	{ "daemon: jobs_dir safe", 1,
+	    "[daemon]\ntimezone = UTC\njobs_dir = jobs.d/open.d\n", 0, NULL,
+	    { { "open.d/ mode=0750", NULL },
+	      { "open.d/a.job", JOB("a", "@daily", "true") } },
+	    0, { NULL }, "a", "", "",
+	    { { NULL, "jobs_dir", "failed 0 unsafe 0" } } },
 };
 
 /*
@@ -1291,7 +1335,9 @@ make_tree(const struct conf_case *c, const char *dir)
 		n = strlen(name);
 		(void)snprintf(path, sizeof path, "%s/jobs.d/%s", dir, name);
 		if (n > 0 && name[n - 1] == '/') {
-			if (mkdir(path, 0755) == -1)
+			if (mkdir(path, 0755) == -1 || (mode != 0 &&
+			    chmod(path, (mode_t)mode) == -1) || (uid != 0 &&
+			    chown(path, (uid_t)uid, (gid_t)-1) == -1))
 				return -1;
 		} else if (fifo) {
 			if (mkfifo(path, 0644) == -1)
@@ -1393,6 +1439,9 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 			(void)snprintf(out, sizeof out, "%d %u %s",
 			    c->controllers_known, c->controllers,
 			    c->tracking != NULL ? c->tracking : "-");
+		else if (strcmp(f, "jobs_dir") == 0)
+			(void)snprintf(out, sizeof out, "failed %d unsafe %d",
+			    c->jobs_dir_failed, c->jobs_dir_unsafe);
 		else
 			(void)snprintf(out, sizeof out, "unknown field %s", f);
 		return strdup(out);
