@@ -44,6 +44,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1247,25 +1248,30 @@ server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 /*
  * Take the lock that makes this the only tickd on its database, under
  * whatever name (statelock.c); a second one fails, naming the holder.
+ * -1 (logged) when the database is refused.
  */
-static void
+static int
 server_lock(struct server *s)
 {
-	char	*cause = NULL;
+	char	*cause = NULL, file[PATH_MAX + 16] = "", pid[32] = "";
 	long	 holder;
 
 	switch (statelock_take(s->state, s->lock_fd, &holder, &cause)) {
 	case 0:
-		return;
+		return 0;
 	case 1:
+		if (strcmp(s->state, s->conf->state) != 0)
+			(void)snprintf(file, sizeof file, " (the file %s)",
+			    s->state);
 		if (holder > 0)
-			fatalx("state %s is in use by another tickd (pid %ld): "
-			    "only one daemon may use a state database",
-			    s->state, holder);
-		fatalx("state %s is in use by another tickd: only one daemon "
-		    "may use a state database", s->state);
+			(void)snprintf(pid, sizeof pid, " (pid %ld)", holder);
+		fatalx("state %s%s is in use by another tickd%s: only one "
+		    "daemon may use a state database", s->conf->state, file,
+		    pid);
 	default:
-		fatalx("state %s", cause);
+		log_err("state %s: not starting", cause);
+		free(cause);
+		return -1;
 	}
 }
 
@@ -1607,7 +1613,10 @@ server_main(const char *path, int verbose)
 		conf_free(s->conf);
 		return SERVER_EXIT_CONFIG;
 	}
-	server_lock(s);
+	if (server_lock(s) == -1) {
+		conf_free(s->conf);
+		return SERVER_EXIT_CONFIG;
+	}
 	if ((s->store = store_open(s->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);
 		free(cause);

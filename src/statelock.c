@@ -173,7 +173,12 @@ statelock_take(const char *path, int fd[2], long *holder, char **cause)
 	fd[0] = fd[1] = -1;
 	*holder = 0;
 	if ((fd[0] = statelock_open(path, &busy)) == -1) {
-		*cause = xasprintf("%s: %s", path, strerror(errno));
+		if (errno == ELOOP)	/* resolved, yet a link: to nothing */
+			*cause = xasprintf("%s: refused: a symbolic link that "
+			    "leads to no file; tickd creates a database only "
+			    "under its own name", path);
+		else
+			*cause = xasprintf("%s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (fstat(fd[0], &st) == -1) {

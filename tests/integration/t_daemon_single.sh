@@ -43,6 +43,10 @@ refused() {
 }
 
 inuse="tickd: critical: fatal: state $db is in use by another tickd (pid $first): only one daemon may use a state database"
+# in_use STATE: the refusal of a daemon configured with STATE.
+in_use() {
+	echo "tickd: critical: fatal: state $1 (the file $db) is in use by another tickd (pid $first): only one daemon may use a state database"
+}
 ln -s tickd.db "$dir/state/link.db"
 ln -s state "$dir/alias"
 other link "$dir/state/link.db"
@@ -50,8 +54,10 @@ other alias alias/tickd.db
 for attempt in 1 2; do
 	refused "same configuration ($attempt)" "$dir/tickd.conf" "$inuse"
 done
-refused "a symbolic link to the database" "$dir/link.conf" "$inuse"
-refused "a symbolic link to its directory" "$dir/alias.conf" "$inuse"
+refused "a symbolic link to the database" "$dir/link.conf" \
+    "$(in_use "$dir/state/link.db")"
+refused "a symbolic link to its directory" "$dir/alias.conf" \
+    "$(in_use "$dir/alias/tickd.db")"
 out=$("$TICKCTL" -c "$dir/link.conf" status 2>&1)
 expect_match "tickctl through the link sees the daemon" "$out" \
     "daemon   running, pid $first, since *"
@@ -74,7 +80,8 @@ expect_eq "one line per run" "$(sort "$dir/out" | uniq -d)" ""
 ln "$db" "$dir/state/hard.db"
 sum=$(cksum <"$db")
 refused "a hard-linked database" "$dir/tickd.conf" \
-    "tickd: critical: fatal: state $db: refused: it has 2 hard links, and SQLite names its -wal and -shm after the name it opens: under two names one database has two logs, and commits made under one name are lost under the other (keep one name, or copy the file)"
+    "tickd: error: state $db: refused: it has 2 hard links, and SQLite names its -wal and -shm after the name it opens: under two names one database has two logs, and commits made under one name are lost under the other (keep one name, or copy the file): not starting"
+expect_eq "a hard-linked database: exit status 78" "$rc" 78
 expect_eq "the hard-linked database untouched" "$(cksum <"$db")" "$sum"
 rm "$dir/state/hard.db"
 daemon_start

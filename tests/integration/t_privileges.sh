@@ -363,6 +363,24 @@ chown "$tu" "$db"
 refused "database owned by $tu" \
     "state $db: refused: it must be owned by uid 0, tickd's (owner uid $uid)"
 chown root "$db"
+# A state named through a symbolic link: the directory of its file holds
+# the -wal and -shm, and must be safe too; a link that leads to no file
+# is refused (tickd creates a database only under its own name), and
+# nothing is created where it points.
+mkdir "$dir/open"
+chmod 1777 "$dir/open"
+mv "$db" "$dir/open/tickd.db"
+ln -s "$dir/open/tickd.db" "$db"
+refused "state linked into a directory writable by all" \
+    "state directory $dir/open: $rule (owner uid 0, mode 1777)"
+rm "$db"
+ln -s "$dir/open/planted.db" "$db"
+refused "state a link to no file" \
+    "state $db: refused: a symbolic link that leads to no file; tickd creates a database only under its own name"
+checks=$((checks + 1))
+[ ! -e "$dir/open/planted.db" ] || fail "the database was made through a link"
+rm "$db"
+mv "$dir/open/tickd.db" "$db"
 # An older database, readable by all: narrowed, and tickd runs.
 chmod 644 "$db"
 daemon_start

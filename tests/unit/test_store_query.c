@@ -514,6 +514,88 @@ test_show(struct store_query *q, const char *path)
 }
 
 /*
+ * A manual run asked for 700 ms into a second: its instant (its run id)
+ * is that second, its lateness the 3 ms its first attempt took to start
+ * after the request, as the daemon recorded it; not 703.  Its retry
+ * counts as recorded too.  The same figure in history, show and stats.
+ */
+static void
+test_manual_lateness(void)
+{
+	struct store_query_filter	 f;
+	struct store_query_attempt	*a = NULL;
+	struct store_query_run		*r = NULL, *v = NULL;
+	struct store_query_stats	*st = NULL;
+	struct store_query		*q;
+	struct store_claim		 c;
+	struct store_claimed		 out;
+	struct store			*s;
+	char				 path[256], id[64], *cause = NULL;
+	int64_t				 req = MS(T0 + 600) + 700;
+	size_t				 n = 0, na = 0, nst = 0;
+
+	T_RUN("a manual run's lateness is its first attempt's");
+	(void)snprintf(path, sizeof path, "%s/manual.db", tmpdir);
+	if ((s = store_open(path, 0, &cause)) == NULL) {
+		(void)printf("  store_open: %s\n", cause);
+		free(cause);
+		T_TRUE(0);
+		return;
+	}
+	claim_init(&c, "m", 600, "manual", req);
+	c.origin = "manual";
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_claim(s, &c, &out), 1);
+	T_EQ_INT(store_attempt_started(s, out.rowid, out.attempt, 77, -1,
+	    req + 3, 3, NULL), 0);
+	T_EQ_INT(end_attempt(s, out.rowid, 1, "retrying", "exit", "failed",
+	    req + 3, 10, 1, -1, req + 2000), 0);
+	T_EQ_INT(store_commit(s), 0);
+	claim_init(&c, "m", 600, "retry", req + 2000);
+	c.origin = "manual";
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_claim_id(s, out.rowid, &c, &out), 1);
+	T_EQ_INT(store_attempt_started(s, out.rowid, out.attempt, 78, -1,
+	    req + 2004, 2704, NULL), 0);
+	T_EQ_INT(end_attempt(s, out.rowid, 2, "succeeded", NULL, "succeeded",
+	    req + 2004, 10, 0, -1, -1), 0);
+	T_EQ_INT(store_commit(s), 0);
+	store_close(s);
+	if ((q = ropen(path)) == NULL)
+		return;
+	store_run_id("m", T0 + 600, "manual", id, sizeof id);
+	T_EQ_INT(store_query_run(q, id, &r, &a, &na, &cause), 1);
+	if (r != NULL)
+		T_EQ_INT(r->lateness_ms, 3);
+	T_EQ_INT(na, 2);
+	if (na == 2) {
+		T_EQ_INT(a[0].lateness_ms, 3);
+		T_EQ_INT(a[1].lateness_ms, 2704);
+	}
+	memset(&f, 0, sizeof f);
+	f.job = "m";
+	f.since = -1;
+	f.limit = -1;
+	T_EQ_INT(store_query_history(q, &f, &v, &n, &cause), 0);
+	T_EQ_INT(n, 1);
+	if (n == 1)
+		T_EQ_INT(v[0].lateness_ms, 3);
+	T_EQ_INT(store_query_stats(q, "m", -1, &st, &nst, &cause), 0);
+	T_EQ_INT(nst, 1);
+	if (nst == 1) {
+		T_EQ_INT(st[0].nlateness, 1);
+		T_EQ_INT(store_query_percentile(st[0].lateness,
+		    st[0].nlateness, 100), 3);
+	}
+	free(cause);
+	store_query_stats_free(st, nst);
+	store_query_runs_free(v, n);
+	store_query_runs_free(r, r != NULL ? 1 : 0);
+	store_query_attempts_free(a, na);
+	store_query_close(q);
+}
+
+/*
  * A schema-2 database (before output tails and watch_since), written
  * with the migrations' own SQL: read without those columns.
  */
@@ -815,6 +897,7 @@ main(void)
 	test_open_errors();
 	test_percentile();
 	test_schema2();
+	test_manual_lateness();
 
 	(void)snprintf(path, sizeof path, "%s/fixture.db", tmpdir);
 	if ((s = build(path)) == NULL)
