@@ -249,11 +249,13 @@ ctl_conf_bad_id(const struct conf *c, const char *id)
  * now (where: its "file:line", NULL if the files hold no id at all, as
  * when the file cannot be read): asked over the control socket
  * ("define") and built as the daemon built it (conf_job_parse), with a
- * note on stderr.  NULL when no daemon runs it.
+ * note on stderr.  NULL when no daemon runs it, or, with *failed set and
+ * one line on stderr, when its text no longer makes a job here (a user
+ * or zone gone since the daemon loaded it).
  */
 static const struct job_def *
 ctl_ctx_daemon_job(struct ctl_ctx *ctx, const char *cmd, const char *id,
-    const char *where)
+    const char *where, int *failed)
 {
 	struct conf_causes	 causes = { NULL, 0 };
 	struct ctl_reply	 r;
@@ -273,8 +275,10 @@ ctl_ctx_daemon_job(struct ctl_ctx *ctx, const char *cmd, const char *id,
 	*t = '\0';
 	if ((d = conf_job_parse(ctx->conf, ctl_reply_text(&r), text,
 	    &causes)) == NULL) {
-		for (i = 0; i < causes.n; i++)
-			ctl_error("%s", causes.v[i]);
+		ctl_error("%s: job \"%s\": the daemon runs a definition tickctl "
+		    "cannot load as it stands now: %s", cmd, id, causes.n > 0 ?
+		    causes.v[0] : "no job in it");
+		*failed = 1;
 		goto out;
 	}
 	ctl_error("%s: job \"%s\": the daemon runs its previous definition "
@@ -302,6 +306,7 @@ ctl_ctx_job(struct ctl_ctx *ctx, const char *cmd, const char *id, int *rc)
 	const struct job_def	*d;
 	const char		*where = NULL;
 	size_t			 i;
+	int			 failed = 0;
 
 	*rc = CTL_EXIT_FAIL;
 	if (ctl_ctx_conf(ctx) == NULL)
@@ -315,7 +320,8 @@ ctl_ctx_job(struct ctl_ctx *ctx, const char *cmd, const char *id, int *rc)
 	/* The files are not what the daemon runs: it kept the previous. */
 	if ((where != NULL || ctx->conf->nbad_files > 0 ||
 	    ctx->conf->jobs_dir_failed) && conf_id_valid(id) &&
-	    (d = ctl_ctx_daemon_job(ctx, cmd, id, where)) != NULL)
+	    ((d = ctl_ctx_daemon_job(ctx, cmd, id, where, &failed)) != NULL ||
+	    failed))
 		return d;
 	if (where != NULL) {
 		ctl_error("%s: job \"%s\" (%s) is invalid: see tickctl check",

@@ -440,7 +440,7 @@ __wrap_ctl_request(struct ctl_ctx *ctx, struct ctl_reply *r,
     const char *fmt, ...)
 {
 	static const char *const verbs[] = {
-		"run ", "replay ", "pause ", "resume ", "reload"
+		"run ", "replay ", "pause ", "resume ", "reload", "define "
 	};
 	const struct conf	*c;
 	va_list			 ap;
@@ -473,7 +473,21 @@ __wrap_ctl_request(struct ctl_ctx *ctx, struct ctl_reply *r,
 		free(req);
 		return -1;
 	case 1:
-		/* OK: a run id for run and replay, else some text. */
+		/*
+		 * OK: a job's text and where for define (made up of the id
+		 * asked: any id tickctl sends must make a section), a run id
+		 * for run and replay, else some text.
+		 */
+		if (strncmp(req, "define ", 7) == 0 && !(fuzz_bits & 64)) {
+			r->lines = xcalloc(4, sizeof *r->lines);
+			r->lines[0] = xasprintf("[%s]", req + 7);
+			r->lines[1] = xstrdup("schedule=@daily");
+			r->lines[2] = xstrdup("command=true");
+			r->nlines = 3;
+			r->final = xstrdup("OK /fuzz/jobs.d/x.job:1");
+			free(req);
+			return 0;
+		}
 		if ((at = strchr(req, ' ')) == NULL)
 			r->final = xstrdup("OK reloaded");
 		else {
