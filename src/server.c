@@ -1563,6 +1563,28 @@ server_jobs_free(struct sjob **jobs, size_t n)
 	free(jobs);
 }
 
+/* Let go of the state: its lock after the store (see statelock.c). */
+static void
+server_unlock(struct server *s)
+{
+	if (s->lock_fd[0] != -1)
+		(void)close(s->lock_fd[0]);
+	if (s->lock_fd[1] != -1)
+		(void)close(s->lock_fd[1]);
+	free(s->state);
+}
+
+/* Startup failed: give back what it had taken; exit status rc. */
+static int
+server_not_started(struct server *s, int rc)
+{
+	if (s->store != NULL)
+		store_close(s->store);
+	server_unlock(s);
+	conf_free(s->conf);
+	return rc;
+}
+
 /*
  * Run the daemon on the configuration at path until SIGTERM or SIGINT.
  * Returns the exit status.
@@ -1609,26 +1631,16 @@ server_main(const char *path, int verbose)
 	server_identity(s);
 	server_state_dir(s->conf->state);
 	s->state = statelock_path(s->conf->state);
-	if (server_state_safe(s->state) == -1) {
-		conf_free(s->conf);
-		return SERVER_EXIT_CONFIG;
-	}
-	if (server_lock(s) == -1) {
-		conf_free(s->conf);
-		return SERVER_EXIT_CONFIG;
-	}
+	if (server_state_safe(s->state) == -1 || server_lock(s) == -1)
+		return server_not_started(s, SERVER_EXIT_CONFIG);
 	if ((s->store = store_open(s->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);
 		free(cause);
-		conf_free(s->conf);
-		return 1;
+		return server_not_started(s, 1);
 	}
 	server_state_private(s->state);
-	if (server_track(s) == -1) {
-		store_close(s->store);
-		conf_free(s->conf);
-		return SERVER_EXIT_CONFIG;
-	}
+	if (server_track(s) == -1)
+		return server_not_started(s, SERVER_EXIT_CONFIG);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL) == -1)
 		log_warn("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	/*
@@ -1649,9 +1661,7 @@ server_main(const char *path, int verbose)
 	    server_control_cb, s, &cause)) == NULL) {
 		log_err("%s: not starting", cause);
 		free(cause);
-		store_close(s->store);
-		conf_free(s->conf);
-		return 1;
+		return server_not_started(s, 1);
 	}
 
 	/* Jobs, then what a previous daemon left: settled before READY. */
@@ -1722,12 +1732,7 @@ server_main(const char *path, int verbose)
 		(void)close(s->clock_fd);
 	if (s->wake_fd != -1)
 		(void)close(s->wake_fd);
-	/* After store_close: see statelock.c. */
-	if (s->lock_fd[0] != -1)
-		(void)close(s->lock_fd[0]);
-	if (s->lock_fd[1] != -1)
-		(void)close(s->lock_fd[1]);
-	free(s->state);
+	server_unlock(s);
 	log_notice("stopped");
 	return 0;
 }
