@@ -1292,20 +1292,18 @@ server_state_dir(const char *state)
 static const char *server_state_suffix[] = { "", "-wal", "-shm" };
 
 /*
- * Whether the state is tickd's alone.  Whoever can write in its directory
- * can swap the database (what ran, the pids recovery signals); whoever can
- * read the database reads every job's output.  The directory must be owned
- * by tickd's user or root and not writable by group or others, and the
- * database, its -wal and its -shm owned by tickd's user: else -1, logged.
- * Their modes are server_state_private's, once the store is open.
+ * Whether the directory of the state at path is tickd's alone.  Whoever
+ * can write in it can swap the database (what ran, the pids recovery
+ * signals); whoever can read the database reads every job's output.  It
+ * must be owned by tickd's user or root and not writable by group or
+ * others: else -1, logged.
  */
 static int
-server_state_safe(const char *state)
+server_state_dir_safe(const char *state)
 {
 	struct stat	 st;
 	uid_t		 uid = geteuid();
-	char		*dir = xstrdup(state), *slash, *path, who[64];
-	size_t		 i;
+	char		*dir = xstrdup(state), *slash, who[64];
 	int		 rc = -1;
 
 	if ((slash = strrchr(dir, '/')) == NULL) {
@@ -1332,9 +1330,35 @@ server_state_safe(const char *state)
 		    (unsigned)(st.st_mode & 07777));
 		goto out;
 	}
+	rc = 0;
+out:
+	free(dir);
+	return rc;
+}
+
+/*
+ * Whether the state named name (as configured), which resolves to real
+ * (statelock_path), is safe: the directory of each name owned by tickd's
+ * user or root and not writable by group or others (whoever can write
+ * where the name is could point it elsewhere, or where the file is, swap
+ * it), and the database, its -wal and its -shm owned by tickd's user:
+ * else -1, logged.  Their modes are server_state_private's, once the
+ * store is open.
+ */
+static int
+server_state_safe(const char *name, const char *real)
+{
+	struct stat	 st;
+	uid_t		 uid = geteuid();
+	char		*path;
+	size_t		 i;
+
+	if ((strcmp(name, real) != 0 && server_state_dir_safe(name) == -1) ||
+	    server_state_dir_safe(real) == -1)
+		return -1;
 	for (i = 0; i < sizeof server_state_suffix /
 	    sizeof server_state_suffix[0]; i++) {
-		path = xasprintf("%s%s", state, server_state_suffix[i]);
+		path = xasprintf("%s%s", real, server_state_suffix[i]);
 		/* Missing: made 0600; not a file: SQLite says so. */
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_uid != uid) {
@@ -1342,14 +1366,11 @@ server_state_safe(const char *state)
 			    "tickd's (owner uid %ld): not starting", path,
 			    (long)uid, (long)st.st_uid);
 			free(path);
-			goto out;
+			return -1;
 		}
 		free(path);
 	}
-	rc = 0;
-out:
-	free(dir);
-	return rc;
+	return 0;
 }
 
 /*
@@ -1631,7 +1652,8 @@ server_main(const char *path, int verbose)
 	server_identity(s);
 	server_state_dir(s->conf->state);
 	s->state = statelock_path(s->conf->state);
-	if (server_state_safe(s->state) == -1 || server_lock(s) == -1)
+	if (server_state_safe(s->conf->state, s->state) == -1 ||
+	    server_lock(s) == -1)
 		return server_not_started(s, SERVER_EXIT_CONFIG);
 	if ((s->store = store_open(s->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);

@@ -135,6 +135,23 @@ statelock_find(const struct stat *sb, long pid, long *holder)
 	return found;
 }
 
+/* Open the .lock file at path to read its pid: -1 unless a file. */
+static int
+statelock_pidfile(const char *path)
+{
+	struct stat	st;
+	int		fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		(void)close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Open (creating it, 0600) and lock path; -1 with errno on failure. */
 static int
 statelock_open(const char *path, int *busy)
@@ -142,8 +159,9 @@ statelock_open(const char *path, int *busy)
 	int	fd;
 
 	*busy = 0;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600)) == -1)
+	/* O_NONBLOCK: a FIFO or a device put there is not waited on. */
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK, 0600)) == -1)
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		*busy = errno == EWOULDBLOCK;
@@ -172,6 +190,12 @@ statelock_take(const char *path, int fd[2], long *holder, char **cause)
 
 	fd[0] = fd[1] = -1;
 	*holder = 0;
+	/* Not even opened: a device may act on an open. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISLNK(st.st_mode)) {
+		*cause = xasprintf("%s: not a regular file", path);
+		goto out;
+	}
 	if ((fd[0] = statelock_open(path, &busy)) == -1) {
 		if (errno == ELOOP)	/* resolved, yet a link: to nothing */
 			*cause = xasprintf("%s: refused: a symbolic link that "
@@ -190,10 +214,11 @@ statelock_take(const char *path, int fd[2], long *holder, char **cause)
 		goto out;
 	}
 	if (busy) {
-		if ((fd[1] = open(pidfile, O_RDONLY | O_CLOEXEC |
-		    O_NOFOLLOW)) != -1 && statelock_find(&st,
-		    statelock_pid(fd[1]), holder) != 1)
-			*holder = statelock_pid(fd[1]);
+		long named = (fd[1] = statelock_pidfile(pidfile)) != -1 ?
+		    statelock_pid(fd[1]) : 0;
+
+		if (statelock_find(&st, named, holder) != 1)
+			*holder = named;
 		rc = 1;
 		goto out;
 	}
@@ -254,7 +279,7 @@ statelock_held(const char *state, long *pid)
 		return 0;
 	}
 	pidfile = xasprintf("%s.lock", path);
-	if ((fd = open(pidfile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1)
+	if ((fd = statelock_pidfile(pidfile)) != -1)
 		named = statelock_pid(fd);
 	do
 		rc = statelock_find(&sb, named, &holder);

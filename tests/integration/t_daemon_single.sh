@@ -62,6 +62,16 @@ out=$("$TICKCTL" -c "$dir/link.conf" status 2>&1)
 expect_match "tickctl through the link sees the daemon" "$out" \
     "daemon   running, pid $first, since *"
 expect_eq "no lock file beside the link" "$(ls "$dir/state" | grep -c link)" 1
+# A FIFO in place of the .lock file: tickctl and a second tickd do not
+# wait on it (the lock is found in /proc/locks by the database's inode).
+mv "$db.lock" "$dir/lock.saved"
+mkfifo -m 600 "$db.lock"
+run_cmd timeout $((10 * slow)) "$TICKCTL" -c "$dir/tickd.conf" status
+expect_match "a FIFO for the .lock file: tickctl status answers" "$out" \
+    "daemon   running, pid $first, since *"
+refused "a FIFO for the .lock file" "$dir/tickd.conf" "$inuse"
+rm "$db.lock"
+mv "$dir/lock.saved" "$db.lock"
 
 # The first one is unharmed: it still runs jobs.
 checks=$((checks + 1))

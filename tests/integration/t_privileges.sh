@@ -380,6 +380,22 @@ refused "state a link to no file" \
 checks=$((checks + 1))
 [ ! -e "$dir/open/planted.db" ] || fail "the database was made through a link"
 rm "$db"
+# A state named in a directory writable by all, through a link someone
+# put there to a file of root's in a safe directory: the directory of the
+# name is refused, and the file it leads to is not opened.
+mkdir "$dir/victim"
+: >"$dir/victim/important.conf"	# an empty file: SQLite's to fill
+chmod 777 "$dir/open"
+ln -s "$dir/victim/important.conf" "$dir/open/named.db"
+cp "$dir/tickd.conf" "$dir/tickd.conf.saved"
+sed -i "s|^state = .*|state = $dir/open/named.db|" "$dir/tickd.conf"
+refused "state named through a link in a directory writable by all" \
+    "state directory $dir/open: $rule (owner uid 0, mode 0777)"
+expect_eq "the file the link leads to: untouched" \
+    "$(stat -c %s "$dir/victim/important.conf"; ls "$dir/victim")" "0
+important.conf"
+mv "$dir/tickd.conf.saved" "$dir/tickd.conf"
+rm "$dir/open/named.db"
 mv "$dir/open/tickd.db" "$db"
 # An older database, readable by all: narrowed, and tickd runs.
 chmod 644 "$db"
