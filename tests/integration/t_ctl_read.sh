@@ -94,7 +94,7 @@ EOF
 write_job slow.job <<'EOF'
 [slow]
 schedule = * * * * * *
-command = sleep 60
+command = sleep 600
 EOF
 write_job busy.job <<EOF
 [busy]
