@@ -58,7 +58,7 @@ LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
 		  src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
-DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c \
+DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
 		  src/server-run.c src/server-sched.c src/statelock.c src/store.c \
