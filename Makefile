@@ -59,6 +59,7 @@ LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
 DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
+		  src/db_sqlite.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
 		  src/server-run.c src/server-sched.c src/statelock.c src/store.c \
@@ -256,6 +257,11 @@ check-purity:
 	    $(LIB_SRCS) $(PURE_HDRS); then \
 	    echo "check-purity: a pure module includes daemon headers"; \
 	    exit 1; fi; echo "purity: pure modules include no daemon headers"
+	@if grep -nE '#include <(sqlite3|libpq-fe)\.h>' \
+	    $(filter-out src/db_%,$(DAEMON_SRCS) $(CTL_SRCS) $(TICKCTL_SRCS) \
+	    $(TICKD_SRCS)) src/*.h; then \
+	    echo "check-purity: only src/db_*.c may talk to an engine"; \
+	    exit 1; fi; echo "purity: only the db backends include an engine"
 
 check-docs: $(B)/tools/conf_keys
 	@B=$(B) sh tests/docs.sh

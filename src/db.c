@@ -174,3 +174,31 @@ db_busy(struct db *db)
 {
 	return db->ops->busy(db);
 }
+
+/*
+ * Copy SQLite's write-ahead log into the database when it holds at least
+ * pages pages: 0, or -1.  Nothing to do for other engines.
+ */
+int
+db_checkpoint(struct db *db, int pages)
+{
+	return db->ops->checkpoint != NULL ? db->ops->checkpoint(db, pages) :
+	    0;
+}
+
+/*
+ * Whether the database file at the path opened is no longer the one open
+ * (deleted or replaced): 1 or 0.  A server's database never is.
+ */
+int
+db_moved(struct db *db)
+{
+	return db->ops->moved != NULL ? db->ops->moved(db) : 0;
+}
+
+/* Whether the last failure says the database is damaged or not one. */
+int
+db_damaged(struct db *db)
+{
+	return db->ops->damaged != NULL ? db->ops->damaged(db) : 0;
+}

@@ -13,10 +13,10 @@
  * db_kind and chooses the text.
  *
  * Values: integers are int64_t, text is NUL-terminated UTF-8, blobs are
- * bytes.  A bound text or blob is copied (or used before the bind call
- * returns to the caller's next statement): the caller's buffer may go.
- * Column values are valid until the next db_step or db_reset of that
- * statement.
+ * bytes.  A bound text or blob must stay as it is until the statement's
+ * next db_step (SQLite reads it there, without a copy; a backend may copy
+ * it at the bind).  Column values are valid until the next db_step or
+ * db_reset of that statement.
  *
  * Failures: -1, with db_errmsg giving the engine's message and db_busy
  * saying whether it was another process's lock or a deadline (the caller
@@ -62,6 +62,10 @@ struct db_ops {
 	int		(*in_transaction)(struct db *);
 	const char	*(*errmsg)(struct db *);
 	int		(*busy)(struct db *);
+	/* Engine upkeep; NULL where the engine has none. */
+	int		(*checkpoint)(struct db *, int);
+	int		(*moved)(struct db *);
+	int		(*damaged)(struct db *);
 };
 
 /* The part every backend's connection and statement begin with. */
@@ -71,6 +75,7 @@ struct db {
 
 struct db_stmt {
 	struct db		*db;
+	int			 writes;	/* may change the database */
 };
 
 enum db_kind	 db_kind(const struct db *);
@@ -96,5 +101,8 @@ int		 db_exec(struct db *, const char *);
 int		 db_in_transaction(struct db *);
 const char	*db_errmsg(struct db *);
 int		 db_busy(struct db *);
+int		 db_checkpoint(struct db *, int);
+int		 db_moved(struct db *);
+int		 db_damaged(struct db *);
 
 #endif /* TICKD_DB_H */

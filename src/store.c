@@ -48,15 +48,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
+#include "db.h"
+#include "db_sqlite.h"
 #include "rfc3339.h"
 #include "store.h"
 #include "store_schema.h"
 #include "xmalloc.h"
 
 #define STORE_BUSY_MS	250
-#define STORE_WAL_MAX	10000	/* WAL pages: checkpointed in the commit */
 
 /* The end of a cause about a file tickd cannot use, in tickd(8). */
 #define STORE_RECOVER	"move it aside to recover it or start afresh " \
@@ -222,23 +221,20 @@ static const char *const store_sql[ST_COUNT] = {
 };
 
 struct store {
-	sqlite3		*db;
-	sqlite3_stmt	*st[ST_COUNT];
+	struct db	*db;
+	struct db_stmt	*st[ST_COUNT];
 	char		*path;
 	int		 busy;		/* the last failure was a lock */
 	int		 emptied;	/* moved away, and the WAL emptied */
-	int		 wal_pages;	/* in the WAL after the last commit */
 	char		 err[512];
 };
 
 /* Remember the error of the last failed call; always returns -1. */
 static int
-store_fail(struct store *s, int rc)
+store_fail(struct store *s)
 {
-	int base = rc & 0xff;
-
-	s->busy = base == SQLITE_BUSY || base == SQLITE_LOCKED;
-	(void)snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->db));
+	s->busy = db_busy(s->db);
+	(void)snprintf(s->err, sizeof s->err, "%s", db_errmsg(s->db));
 	return -1;
 }
 
@@ -251,16 +247,13 @@ store_fail(struct store *s, int rc)
 static int
 store_unmoved(struct store *s)
 {
-	int moved = 0;
-
-	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
-	    &moved) != SQLITE_OK || !moved) {
+	if (!db_moved(s->db)) {
 		s->emptied = 0;
 		return 0;
 	}
 	/* A reader can make it fail: tried again at the next write. */
-	if (!s->emptied && sqlite3_exec(s->db, "PRAGMA wal_checkpoint("
-	    "TRUNCATE)", NULL, NULL, NULL) == SQLITE_OK)
+	if (!s->emptied && db_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE)") ==
+	    0)
 		s->emptied = 1;
 	s->busy = 0;
 	(void)snprintf(s->err, sizeof s->err, "%s was deleted or replaced "
@@ -275,90 +268,44 @@ store_unmoved(struct store *s)
  * store_begin does.
  */
 static int
-store_step_done(struct store *s, sqlite3_stmt *st)
+store_step_done(struct store *s, struct db_stmt *st)
 {
-	int rc;
-
-	if (sqlite3_get_autocommit(s->db) && !sqlite3_stmt_readonly(st) &&
+	if (!db_in_transaction(s->db) && st->writes &&
 	    store_unmoved(s) == -1) {
-		(void)sqlite3_clear_bindings(st);
+		db_reset(st);
 		return -1;
 	}
-	rc = sqlite3_step(st);
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return store_fail(s, rc);
+	if (db_step_done(st) == -1)
+		return store_fail(s);
 	s->busy = 0;
 	return 0;
 }
 
-/* Bind an int64 that may be "none" (-1) as NULL. */
-static void
-store_bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v == -1)
-		(void)sqlite3_bind_null(st, i);
-	else
-		(void)sqlite3_bind_int64(st, i, v);
-}
-
-/* Bind a string that may be NULL. */
-static void
-store_bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v == NULL)
-		(void)sqlite3_bind_null(st, i);
-	else
-		(void)sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-}
-
-/* Run some SQL text without results; 0, or -1 with *cause set. */
-static int
-store_exec(sqlite3 *db, const char *sql, char **cause)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		*cause = xstrdup(msg != NULL ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Whether an SQLite result says the file is damaged or not a database. */
-static int
-store_damaged(int rc)
-{
-	return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB;
-}
-
 /*
- * The cause of a failure to open path: SQLite's message, and the
+ * The cause of a failure to open path: the engine's message, and the
  * recovery when the file is damaged.
  */
 static char *
-store_open_cause(sqlite3 *db, const char *path, const char *msg)
+store_open_cause(struct db *db, const char *path, const char *msg)
 {
-	if (store_damaged(sqlite3_extended_errcode(db)))
+	if (db_damaged(db))
 		return xasprintf("%s: %s: " STORE_RECOVER, path, msg);
 	return xasprintf("%s: %s", path, msg);
 }
 
 /* Run a query that returns one integer; 0 (*out set), or -1. */
 static int
-store_int(sqlite3 *db, const char *sql, int *out)
+store_int(struct db *db, const char *sql, int *out)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (db_prepare(db, sql, &st) == -1)
 		return -1;
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		*out = sqlite3_column_int(st, 0);
-	(void)sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
+	if ((rc = db_step(st)) == DB_ROW)
+		*out = db_column_int(st, 0);
+	db_finalize(st);
+	return rc == DB_ROW ? 0 : -1;
 }
 
 /*
@@ -390,9 +337,9 @@ store_damage(const char *path, const char *found)
  * that fails, so that it can still be recovered.
  */
 static int
-store_check(sqlite3 *db, const char *path, char **cause)
+store_check(struct db *db, const char *path, char **cause)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	const char	*text;
 	int		 version, objects, ours, rc, ok;
 
@@ -401,7 +348,7 @@ store_check(sqlite3 *db, const char *path, char **cause)
 	    -1 || store_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
 	    "type = 'table' AND name IN ('runs', 'attempts', 'decisions', "
 	    "'jobs', 'meta')", &ours) == -1) {
-		*cause = store_open_cause(db, path, sqlite3_errmsg(db));
+		*cause = store_open_cause(db, path, db_errmsg(db));
 		return -1;
 	}
 	if (version == 0 && objects == 0)
@@ -414,39 +361,32 @@ store_check(sqlite3 *db, const char *path, char **cause)
 		return -1;
 	}
 	/* Every page of every table and index, read once (not slow). */
-	if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		*cause = store_open_cause(db, path, sqlite3_errmsg(db));
+	if (db_prepare(db, "PRAGMA quick_check(1)", &st) == -1) {
+		*cause = store_open_cause(db, path, db_errmsg(db));
 		return -1;
 	}
-	rc = sqlite3_step(st);
-	text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) :
-	    NULL;
+	rc = db_step(st);
+	text = rc == DB_ROW ? db_column_text(st, 0) : NULL;
 	ok = text != NULL && strcmp(text, "ok") == 0;
-	if (rc != SQLITE_ROW)
-		*cause = store_open_cause(db, path, sqlite3_errmsg(db));
+	if (rc != DB_ROW)
+		*cause = store_open_cause(db, path, db_errmsg(db));
 	else if (!ok)
 		*cause = store_damage(path, text);
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return ok ? 0 : -1;
 }
 
 /* Bring the schema to STORE_SCHEMA_VERSION; 0 or -1 with *cause. */
 static int
-store_migrate(sqlite3 *db, const char *path, char **cause)
+store_migrate(struct db *db, const char *path, char **cause)
 {
-	sqlite3_stmt	*st = NULL;
-	char		*why = NULL, *sql;
-	int		 version = -1;
-	size_t		 i;
+	char	*sql;
+	int	 version = -1;
+	size_t	 i;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
-	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
-	(void)sqlite3_finalize(st);
-	if (version < 0) {
+	if (store_int(db, "PRAGMA user_version", &version) == -1) {
 		*cause = xasprintf("%s: cannot read the schema version: %s",
-		    path, sqlite3_errmsg(db));
+		    path, db_errmsg(db));
 		return -1;
 	}
 	if ((size_t)version > store_schema_steps) {
@@ -458,37 +398,16 @@ store_migrate(sqlite3 *db, const char *path, char **cause)
 	for (i = (size_t)version; i < store_schema_steps; i++) {
 		sql = xasprintf("BEGIN IMMEDIATE; %s PRAGMA user_version = %zu;"
 		    " COMMIT;", store_schema[i], i + 1);
-		if (store_exec(db, sql, &why) == -1) {
-			free(sql);
-			(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		if (db_exec(db, sql) == -1) {
 			*cause = xasprintf("%s: migrating the schema to version "
-			    "%zu: %s", path, i + 1, why);
-			free(why);
+			    "%zu: %s", path, i + 1, db_errmsg(db));
+			free(sql);
+			(void)db_exec(db, "ROLLBACK");
 			return -1;
 		}
 		free(sql);
 	}
 	return 0;
-}
-
-/*
- * After each commit: how many pages the WAL holds.  The owner checkpoints
- * when it suits it (store_checkpoint); past STORE_WAL_MAX pages the
- * commit does it, as SQLite's own hook would at 1000, so that the WAL
- * stays bounded whoever writes.
- */
-static int
-store_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
-{
-	struct store *s = arg;
-
-	s->wal_pages = pages;
-	if (pages >= STORE_WAL_MAX) {
-		(void)sqlite3_wal_checkpoint_v2(db, name,
-		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-		s->wal_pages = 0;
-	}
-	return SQLITE_OK;
 }
 
 /*
@@ -500,10 +419,8 @@ store_open(const char *path, int readonly, char **cause)
 {
 	struct store	*s = xcalloc(1, sizeof *s);
 	char		*why = NULL;
-	int		 i, rc, flags, fd;
+	int		 i, fd;
 
-	flags = readonly ? SQLITE_OPEN_READONLY :
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	/*
 	 * SQLite creates the file 0644 less the umask, and the -wal and -shm
 	 * files with the mode of the database: the output tails of root's
@@ -514,35 +431,30 @@ store_open(const char *path, int readonly, char **cause)
 	if (!readonly && (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC |
 	    O_NOCTTY, 0600)) != -1)
 		(void)close(fd);
-	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		*cause = xasprintf("%s: %s", path, s->db != NULL ?
-		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	if ((s->db = db_sqlite_open(path, readonly ? 0 : DB_SQLITE_CREATE,
+	    STORE_BUSY_MS, &why)) == NULL) {
+		*cause = xasprintf("%s: %s", path, why);
+		free(why);
 		goto fail;
 	}
-	(void)sqlite3_extended_result_codes(s->db, 1);
-	(void)sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
 	s->path = xstrdup(path);
 	if (!readonly) {
 		if (store_check(s->db, path, cause) == -1)
 			goto fail;
-		if (store_exec(s->db, "PRAGMA journal_mode = WAL;"
+		if (db_exec(s->db, "PRAGMA journal_mode = WAL;"
 		    "PRAGMA synchronous = FULL;"
-		    "PRAGMA foreign_keys = ON;", &why) == -1) {
-			*cause = store_open_cause(s->db, path, why);
-			free(why);
+		    "PRAGMA foreign_keys = ON;") == -1) {
+			*cause = store_open_cause(s->db, path,
+			    db_errmsg(s->db));
 			goto fail;
 		}
 		if (store_migrate(s->db, path, cause) == -1)
 			goto fail;
-		/* No checkpoint inside a commit: store_checkpoint. */
-		(void)sqlite3_wal_hook(s->db, store_wal_hook, s);
 	}
 	for (i = 0; i < ST_COUNT && !readonly; i++) {
-		if (sqlite3_prepare_v3(s->db, store_sql[i], -1,
-		    SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+		if (db_prepare(s->db, store_sql[i], &s->st[i]) == -1) {
 			*cause = xasprintf("%s: preparing statement %d: %s",
-			    path, i, sqlite3_errmsg(s->db));
+			    path, i, db_errmsg(s->db));
 			goto fail;
 		}
 	}
@@ -562,9 +474,8 @@ store_close(struct store *s)
 	if (s == NULL)
 		return;
 	for (i = 0; i < ST_COUNT; i++)
-		(void)sqlite3_finalize(s->st[i]);
-	if (s->db != NULL)
-		(void)sqlite3_close(s->db);
+		db_finalize(s->st[i]);
+	db_close(s->db);
 	free(s->path);
 	free(s);
 }
@@ -616,7 +527,7 @@ store_rollback(struct store *s)
 	char	err[sizeof s->err];
 	int	busy = s->busy;
 
-	if (sqlite3_get_autocommit(s->db))
+	if (!db_in_transaction(s->db))
 		return;
 	(void)memcpy(err, s->err, sizeof err);
 	(void)store_step_done(s, s->st[ST_ROLLBACK]);
@@ -663,21 +574,14 @@ store_part_end(struct store *s, int keep)
 int
 store_checkpoint(struct store *s, int pages)
 {
-	int rc;
-
-	if (s->wal_pages < pages)
-		return 0;
-	s->wal_pages = 0;
-	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
-	    NULL, NULL);
-	return rc == SQLITE_OK ? 0 : store_fail(s, rc);
+	return db_checkpoint(s->db, pages) == 0 ? 0 : store_fail(s);
 }
 
 /* The stored state of a job: 1 found, 0 not found, -1 error. */
 int
 store_job_get(struct store *s, const char *job, struct store_job *out)
 {
-	sqlite3_stmt	*st = s->st[ST_JOB_GET];
+	struct db_stmt	*st = s->st[ST_JOB_GET];
 	const char	*text;
 	int		 rc;
 
@@ -685,28 +589,25 @@ store_job_get(struct store *s, const char *job, struct store_job *out)
 	out->planned = -1;
 	out->overdue_alerted = -1;
 	out->watch_since = -1;
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		text = (const char *)sqlite3_column_text(st, 0);
+	db_bind_text(st, 1, job);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		text = db_column_text(st, 0);
 		out->sched_hash = text ? strtoull(text, NULL, 16) : 0;
-		out->planned = sqlite3_column_type(st, 1) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int64(st, 1);
-		out->paused = sqlite3_column_int(st, 2);
-		text = (const char *)sqlite3_column_text(st, 3);
+		out->planned = db_column_null(st, 1) ?
+		    -1 : db_column_int64(st, 1);
+		out->paused = db_column_int(st, 2);
+		text = db_column_text(st, 3);
 		(void)snprintf(out->boot_id, sizeof out->boot_id, "%s",
 		    text ? text : "");
-		out->overdue_alerted = sqlite3_column_type(st, 4) ==
-		    SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-		out->watch_since = sqlite3_column_type(st, 5) ==
-		    SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+		out->overdue_alerted = db_column_null(st, 4) ? -1 : db_column_int64(st, 4);
+		out->watch_since = db_column_null(st, 5) ? -1 : db_column_int64(st, 5);
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
 	s->busy = 0;
-	return rc == SQLITE_ROW;
+	return rc == DB_ROW;
 }
 
 /* Insert or replace the stored state of a job. */
@@ -714,18 +615,18 @@ int
 store_job_put(struct store *s, const char *job, const struct store_job *j,
     int64_t now_ms)
 {
-	sqlite3_stmt	*st = s->st[ST_JOB_PUT];
+	struct db_stmt	*st = s->st[ST_JOB_PUT];
 	char		 hash[17];
 
 	(void)snprintf(hash, sizeof hash, "%016" PRIx64, j->sched_hash);
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	store_bind_opt(st, 3, j->planned);
-	(void)sqlite3_bind_int(st, 4, j->paused);
-	store_bind_text(st, 5, j->boot_id[0] != '\0' ? j->boot_id : NULL);
-	(void)sqlite3_bind_int64(st, 6, now_ms);
-	store_bind_opt(st, 7, j->overdue_alerted);
-	store_bind_opt(st, 8, j->watch_since);
+	db_bind_text(st, 1, job);
+	db_bind_text(st, 2, hash);
+	db_bind_opt(st, 3, j->planned);
+	db_bind_int64(st, 4, j->paused);
+	db_bind_text(st, 5, j->boot_id[0] != '\0' ? j->boot_id : NULL);
+	db_bind_int64(st, 6, now_ms);
+	db_bind_opt(st, 7, j->overdue_alerted);
+	db_bind_opt(st, 8, j->watch_since);
 	return store_step_done(s, st);
 }
 
@@ -762,34 +663,33 @@ store_run_origin(const char *run_id)
  * RETURNING, which costs a temporary table per statement.
  */
 static int
-store_claimed(struct store *s, sqlite3_stmt *st, const struct store_claim *c,
+store_claimed(struct store *s, struct db_stmt *st, const struct store_claim *c,
     struct store_claimed *out)
 {
 	const char	*text;
 	int		 rc;
 
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out->rowid = sqlite3_column_int64(st, 0);
-		out->attempt = sqlite3_column_int(st, 1);
-		text = (const char *)sqlite3_column_text(st, 2);
+	if ((rc = db_step(st)) == DB_ROW) {
+		out->rowid = db_column_int64(st, 0);
+		out->attempt = db_column_int(st, 1);
+		text = db_column_text(st, 2);
 		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
 		    text ? text : "");
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc == SQLITE_DONE) {	/* not in this transaction */
+	db_reset(st);
+	if (rc == DB_DONE) {	/* not in this transaction */
 		s->busy = 0;
 		(void)snprintf(s->err, sizeof s->err, "the claimed run is gone");
 		return -1;
 	}
-	if (rc != SQLITE_ROW)
-		return store_fail(s, rc);
+	if (rc != DB_ROW)
+		return store_fail(s);
 	st = s->st[ST_ATTEMPT_INSERT];
-	(void)sqlite3_bind_int64(st, 1, out->rowid);
-	(void)sqlite3_bind_int(st, 2, out->attempt);
-	(void)sqlite3_bind_text(st, 3, c->trigger, -1, SQLITE_STATIC);
-	store_bind_text(st, 4, c->invocation);
-	store_bind_text(st, 5, c->boot_id);
+	db_bind_int64(st, 1, out->rowid);
+	db_bind_int64(st, 2, out->attempt);
+	db_bind_text(st, 3, c->trigger);
+	db_bind_text(st, 4, c->invocation);
+	db_bind_text(st, 5, c->boot_id);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	(void)snprintf(out->invocation, sizeof out->invocation, "%s",
@@ -810,37 +710,37 @@ int
 store_run_claim(struct store *s, const struct store_claim *c,
     struct store_claimed *out)
 {
-	sqlite3_stmt	*st;
+	struct db_stmt	*st;
 	char		 run_id[STORE_RUN_ID_MAX];
 
 	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
 	    sizeof run_id);
 	st = s->st[ST_RUN_INSERT];
-	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 6, c->now_ms);
+	db_bind_text(st, 1, run_id);
+	db_bind_text(st, 2, c->job);
+	db_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 4, c->origin);
+	db_bind_text(st, 5, c->trigger);
+	db_bind_int64(st, 6, c->now_ms);
 	if (store_step_done(s, st) == -1)
 		return -1;
 
 	st = s->st[ST_RUN_CLAIM];
-	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	(void)sqlite3_bind_text(st, 4, c->trigger, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 5, c->owner, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 6, c->lease_until);
-	(void)sqlite3_bind_int64(st, 7, c->now_ms / 1000);
+	db_bind_text(st, 1, c->job);
+	db_bind_text(st, 2, c->origin);
+	db_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 4, c->trigger);
+	db_bind_text(st, 5, c->owner);
+	db_bind_int64(st, 6, c->lease_until);
+	db_bind_int64(st, 7, c->now_ms / 1000);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	if (sqlite3_changes(s->db) == 0)
+	if (db_changes(s->db) == 0)
 		return 0;
 	st = s->st[ST_RUN_CLAIMED];
-	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 1, c->job);
+	db_bind_text(st, 2, c->origin);
+	db_bind_int64(st, 3, c->scheduled_at);
 	return store_claimed(s, st, c, out);
 }
 
@@ -854,20 +754,20 @@ store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
     int64_t pid_start, int64_t started_ms, int64_t lateness_ms,
     const char *cgroup)
 {
-	sqlite3_stmt *st = s->st[ST_ATTEMPT_STARTED];
+	struct db_stmt *st = s->st[ST_ATTEMPT_STARTED];
 
-	(void)sqlite3_bind_int64(st, 1, rowid);
-	(void)sqlite3_bind_int(st, 2, attempt);
-	(void)sqlite3_bind_int64(st, 3, (int64_t)pid);
-	(void)sqlite3_bind_int64(st, 4, started_ms);
-	(void)sqlite3_bind_int64(st, 5, lateness_ms);
-	store_bind_opt(st, 6, pid_start);
-	store_bind_text(st, 7, cgroup);
+	db_bind_int64(st, 1, rowid);
+	db_bind_int64(st, 2, attempt);
+	db_bind_int64(st, 3, (int64_t)pid);
+	db_bind_int64(st, 4, started_ms);
+	db_bind_int64(st, 5, lateness_ms);
+	db_bind_opt(st, 6, pid_start);
+	db_bind_text(st, 7, cgroup);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	st = s->st[ST_RUN_STARTED];
-	(void)sqlite3_bind_int64(st, 1, rowid);
-	(void)sqlite3_bind_int64(st, 2, started_ms);
+	db_bind_int64(st, 1, rowid);
+	db_bind_int64(st, 2, started_ms);
 	return store_step_done(s, st);
 }
 
@@ -875,43 +775,39 @@ store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
 int
 store_attempt_end(struct store *s, const struct store_end *e)
 {
-	sqlite3_stmt	*st = s->st[ST_ATTEMPT_END];
+	struct db_stmt	*st = s->st[ST_ATTEMPT_END];
 	int64_t		 dur = e->started_ms == -1 ? -1 : e->duration_ms;
 
-	(void)sqlite3_bind_int64(st, 1, e->rowid);
-	(void)sqlite3_bind_int(st, 2, e->attempt);
-	(void)sqlite3_bind_int64(st, 3, e->finished_ms);
-	store_bind_opt(st, 4, dur);
-	store_bind_opt(st, 5, e->exit_status);
-	store_bind_opt(st, 6, e->signal);
-	store_bind_text(st, 7, e->outcome);
-	store_bind_text(st, 8, e->error);
-	store_bind_opt(st, 9, e->started_ms);
-	store_bind_opt(st, 10, e->lateness_ms);
-	if (e->tail != NULL && e->tail_len > 0)
-		(void)sqlite3_bind_blob(st, 11, e->tail, (int)e->tail_len,
-		    SQLITE_TRANSIENT);
-	else
-		(void)sqlite3_bind_null(st, 11);
+	db_bind_int64(st, 1, e->rowid);
+	db_bind_int64(st, 2, e->attempt);
+	db_bind_int64(st, 3, e->finished_ms);
+	db_bind_opt(st, 4, dur);
+	db_bind_opt(st, 5, e->exit_status);
+	db_bind_opt(st, 6, e->signal);
+	db_bind_text(st, 7, e->outcome);
+	db_bind_text(st, 8, e->error);
+	db_bind_opt(st, 9, e->started_ms);
+	db_bind_opt(st, 10, e->lateness_ms);
+	db_bind_blob(st, 11, e->tail, e->tail_len);
 	if (e->usage_source != NULL) {
-		store_bind_opt(st, 12, e->cpu_user_us);
-		store_bind_opt(st, 13, e->cpu_system_us);
-		store_bind_opt(st, 14, e->mem_peak);
-		store_bind_text(st, 15, e->usage_source);
+		db_bind_opt(st, 12, e->cpu_user_us);
+		db_bind_opt(st, 13, e->cpu_system_us);
+		db_bind_opt(st, 14, e->mem_peak);
+		db_bind_text(st, 15, e->usage_source);
 	}
 	if (store_step_done(s, st) == -1)
 		return -1;
 
 	st = s->st[ST_RUN_END];
-	(void)sqlite3_bind_int64(st, 1, e->rowid);
-	store_bind_text(st, 2, e->status);
-	store_bind_text(st, 3, e->reason);
-	store_bind_opt(st, 4, e->started_ms);
-	(void)sqlite3_bind_int64(st, 5, e->finished_ms);
-	store_bind_opt(st, 6, e->exit_status);
-	store_bind_opt(st, 7, e->signal);
-	store_bind_opt(st, 8, e->retry_at);
-	store_bind_text(st, 9, e->detail);
+	db_bind_int64(st, 1, e->rowid);
+	db_bind_text(st, 2, e->status);
+	db_bind_text(st, 3, e->reason);
+	db_bind_opt(st, 4, e->started_ms);
+	db_bind_int64(st, 5, e->finished_ms);
+	db_bind_opt(st, 6, e->exit_status);
+	db_bind_opt(st, 7, e->signal);
+	db_bind_opt(st, 8, e->retry_at);
+	db_bind_text(st, 9, e->detail);
 	return store_step_done(s, st);
 }
 
@@ -919,16 +815,16 @@ store_attempt_end(struct store *s, const struct store_end *e)
 int
 store_decision_add(struct store *s, const struct store_decision *d)
 {
-	sqlite3_stmt *st = s->st[ST_DECISION_ADD];
+	struct db_stmt *st = s->st[ST_DECISION_ADD];
 
-	(void)sqlite3_bind_text(st, 1, d->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 2, d->now_ms);
-	(void)sqlite3_bind_text(st, 3, d->decision, -1, SQLITE_STATIC);
-	store_bind_text(st, 4, d->reason);
-	store_bind_opt(st, 5, d->first_at);
-	store_bind_opt(st, 6, d->last_at);
-	(void)sqlite3_bind_int64(st, 7, d->count);
-	store_bind_opt(st, 8, d->run_rowid);
+	db_bind_text(st, 1, d->job);
+	db_bind_int64(st, 2, d->now_ms);
+	db_bind_text(st, 3, d->decision);
+	db_bind_text(st, 4, d->reason);
+	db_bind_opt(st, 5, d->first_at);
+	db_bind_opt(st, 6, d->last_at);
+	db_bind_int64(st, 7, d->count);
+	db_bind_opt(st, 8, d->run_rowid);
 	return store_step_done(s, st);
 }
 
@@ -936,10 +832,10 @@ store_decision_add(struct store *s, const struct store_decision *d)
 int
 store_lease_renew(struct store *s, const char *owner, int64_t until)
 {
-	sqlite3_stmt *st = s->st[ST_LEASE_RENEW];
+	struct db_stmt *st = s->st[ST_LEASE_RENEW];
 
-	(void)sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 2, until);
+	db_bind_text(st, 1, owner);
+	db_bind_int64(st, 2, until);
 	return store_step_done(s, st);
 }
 
@@ -951,10 +847,10 @@ store_lease_renew(struct store *s, const char *owner, int64_t until)
 int
 store_lease_take(struct store *s, const char *owner, int64_t until)
 {
-	sqlite3_stmt *st = s->st[ST_LEASE_TAKE];
+	struct db_stmt *st = s->st[ST_LEASE_TAKE];
 
-	(void)sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 2, until);
+	db_bind_text(st, 1, owner);
+	db_bind_int64(st, 2, until);
 	return store_step_done(s, st);
 }
 
@@ -962,31 +858,30 @@ store_lease_take(struct store *s, const char *owner, int64_t until)
 int
 store_meta_get(struct store *s, const char *key, char *buf, size_t len)
 {
-	sqlite3_stmt	*st = s->st[ST_META_GET];
+	struct db_stmt	*st = s->st[ST_META_GET];
 	const char	*text;
 	int		 rc;
 
-	(void)sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		text = (const char *)sqlite3_column_text(st, 0);
+	db_bind_text(st, 1, key);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		text = db_column_text(st, 0);
 		(void)snprintf(buf, len, "%s", text ? text : "");
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
-	return rc == SQLITE_ROW;
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
+	return rc == DB_ROW;
 }
 
 /* Set a meta value. */
 int
 store_meta_set(struct store *s, const char *key, const char *value)
 {
-	sqlite3_stmt *st = s->st[ST_META_SET];
+	struct db_stmt *st = s->st[ST_META_SET];
 
-	(void)sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, value);
+	db_bind_text(st, 1, key);
+	db_bind_text(st, 2, value);
 	return store_step_done(s, st);
 }
 
@@ -997,36 +892,36 @@ store_meta_set(struct store *s, const char *key, const char *value)
 int
 store_run_queue(struct store *s, const struct store_claim *c)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_QUEUE];
+	struct db_stmt	*st = s->st[ST_RUN_QUEUE];
 	char		 run_id[STORE_RUN_ID_MAX];
 
 	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
 	    sizeof run_id);
-	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 6, c->now_ms);
-	store_bind_text(st, 7, c->reason);
-	store_bind_text(st, 8, c->detail);
+	db_bind_text(st, 1, run_id);
+	db_bind_text(st, 2, c->job);
+	db_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 4, c->origin);
+	db_bind_text(st, 5, c->trigger);
+	db_bind_int64(st, 6, c->now_ms);
+	db_bind_text(st, 7, c->reason);
+	db_bind_text(st, 8, c->detail);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return sqlite3_changes(s->db) > 0;
+	return db_changes(s->db) > 0;
 }
 
 /* Call fn for each job the store has planned, in id order; -1 on error. */
 int
 store_job_ids(struct store *s, void (*fn)(const char *, void *), void *arg)
 {
-	sqlite3_stmt	*st = s->st[ST_JOB_IDS];
+	struct db_stmt	*st = s->st[ST_JOB_IDS];
 	int		 rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fn((const char *)sqlite3_column_text(st, 0), arg);
-	(void)sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	while ((rc = db_step(st)) == DB_ROW)
+		fn(db_column_text(st, 0), arg);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return store_fail(s);
 	return 0;
 }
 
@@ -1035,19 +930,18 @@ store_job_ids(struct store *s, void (*fn)(const char *, void *), void *arg)
  * set, 0 for NULL or no row, -1 on error.  Resets the statement.
  */
 static int
-store_int64(struct store *s, sqlite3_stmt *st, int64_t *v)
+store_int64(struct store *s, struct db_stmt *st, int64_t *v)
 {
 	int rc, found = 0;
 
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*v = sqlite3_column_int64(st, 0);
+	rc = db_step(st);
+	if (rc == DB_ROW && !db_column_null(st, 0)) {
+		*v = db_column_int64(st, 0);
 		found = 1;
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
 	return found;
 }
 
@@ -1055,10 +949,10 @@ store_int64(struct store *s, sqlite3_stmt *st, int64_t *v)
 int64_t
 store_job_last_end(struct store *s, const char *job)
 {
-	sqlite3_stmt	*st = s->st[ST_JOB_LAST_END];
+	struct db_stmt	*st = s->st[ST_JOB_LAST_END];
 	int64_t		 v = -1;
 
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, job);
 	return store_int64(s, st, &v) == -1 ? -2 : v;
 }
 
@@ -1072,23 +966,22 @@ int64_t
 store_run_unqueue(struct store *s, const struct store_claim *c,
     const char *status, const char *reason)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_UNQUEUE];
+	struct db_stmt	*st = s->st[ST_RUN_UNQUEUE];
 	int64_t		 rowid = 0;
 	int		 rc;
 
-	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	(void)sqlite3_bind_text(st, 4, status, -1, SQLITE_STATIC);
-	store_bind_text(st, 5, reason);
-	(void)sqlite3_bind_int64(st, 6, c->now_ms);
-	store_bind_text(st, 7, c->detail);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		rowid = sqlite3_column_int64(st, 0);
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_bind_text(st, 1, c->job);
+	db_bind_text(st, 2, c->origin);
+	db_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 4, status);
+	db_bind_text(st, 5, reason);
+	db_bind_int64(st, 6, c->now_ms);
+	db_bind_text(st, 7, c->detail);
+	while ((rc = db_step(st)) == DB_ROW)
+		rowid = db_column_int64(st, 0);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return store_fail(s);
 	s->busy = 0;
 	return rowid;
 }
@@ -1102,18 +995,18 @@ int
 store_run_claim_id(struct store *s, int64_t rowid, const struct store_claim *c,
     struct store_claimed *out)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_CLAIM_ID];
+	struct db_stmt	*st = s->st[ST_RUN_CLAIM_ID];
 
-	(void)sqlite3_bind_int64(st, 1, rowid);
-	(void)sqlite3_bind_text(st, 2, c->trigger, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 3, c->owner, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 4, c->lease_until);
+	db_bind_int64(st, 1, rowid);
+	db_bind_text(st, 2, c->trigger);
+	db_bind_text(st, 3, c->owner);
+	db_bind_int64(st, 4, c->lease_until);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	if (sqlite3_changes(s->db) == 0)
+	if (db_changes(s->db) == 0)
 		return 0;
 	st = s->st[ST_RUN_CLAIMED_ID];
-	(void)sqlite3_bind_int64(st, 1, rowid);
+	db_bind_int64(st, 1, rowid);
 	return store_claimed(s, st, c, out);
 }
 
@@ -1124,22 +1017,22 @@ store_run_claim_id(struct store *s, int64_t rowid, const struct store_claim *c,
 int
 store_run_skip(struct store *s, const struct store_claim *c)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_SKIP];
+	struct db_stmt	*st = s->st[ST_RUN_SKIP];
 	char		 run_id[STORE_RUN_ID_MAX];
 
 	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
 	    sizeof run_id);
-	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	(void)sqlite3_bind_text(st, 4, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 5, c->trigger, -1, SQLITE_STATIC);
-	store_bind_text(st, 6, c->reason);
-	store_bind_text(st, 7, c->detail);
-	(void)sqlite3_bind_int64(st, 8, c->now_ms);
+	db_bind_text(st, 1, run_id);
+	db_bind_text(st, 2, c->job);
+	db_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 4, c->origin);
+	db_bind_text(st, 5, c->trigger);
+	db_bind_text(st, 6, c->reason);
+	db_bind_text(st, 7, c->detail);
+	db_bind_int64(st, 8, c->now_ms);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return sqlite3_changes(s->db) > 0;
+	return db_changes(s->db) > 0;
 }
 
 /* Call fn for every instance with a status, oldest first; 0 or -1. */
@@ -1147,39 +1040,38 @@ int
 store_runs_found(struct store *s, const char *status, store_found_cb fn,
     void *arg)
 {
-	sqlite3_stmt		*st = s->st[ST_RUNS_FOUND];
+	struct db_stmt		*st = s->st[ST_RUNS_FOUND];
 	struct store_found	 f;
 	int			 rc;
 
-	(void)sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		f.rowid = sqlite3_column_int64(st, 0);
-		f.run_id = (const char *)sqlite3_column_text(st, 1);
-		f.job = (const char *)sqlite3_column_text(st, 2);
-		f.scheduled_at = sqlite3_column_int64(st, 3);
-		f.origin = (const char *)sqlite3_column_text(st, 4);
-		f.trigger = (const char *)sqlite3_column_text(st, 5);
-		f.status = (const char *)sqlite3_column_text(st, 6);
-		f.reason = (const char *)sqlite3_column_text(st, 7);
-		f.attempt = sqlite3_column_type(st, 8) == SQLITE_NULL ? 0 :
-		    sqlite3_column_int(st, 8);
-		f.pid = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 :
-		    sqlite3_column_int64(st, 9);
-		f.pid_start = sqlite3_column_type(st, 10) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int64(st, 10);
-		f.started_ms = sqlite3_column_type(st, 11) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int64(st, 11);
-		f.retry_at = sqlite3_column_type(st, 12) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int64(st, 12);
-		f.invocation = (const char *)sqlite3_column_text(st, 13);
-		f.boot_id = (const char *)sqlite3_column_text(st, 14);
-		f.cgroup = (const char *)sqlite3_column_text(st, 15);
+	db_bind_text(st, 1, status);
+	while ((rc = db_step(st)) == DB_ROW) {
+		f.rowid = db_column_int64(st, 0);
+		f.run_id = db_column_text(st, 1);
+		f.job = db_column_text(st, 2);
+		f.scheduled_at = db_column_int64(st, 3);
+		f.origin = db_column_text(st, 4);
+		f.trigger = db_column_text(st, 5);
+		f.status = db_column_text(st, 6);
+		f.reason = db_column_text(st, 7);
+		f.attempt = db_column_null(st, 8) ? 0 :
+		    db_column_int(st, 8);
+		f.pid = db_column_null(st, 9) ? -1 :
+		    db_column_int64(st, 9);
+		f.pid_start = db_column_null(st, 10) ?
+		    -1 : db_column_int64(st, 10);
+		f.started_ms = db_column_null(st, 11) ?
+		    -1 : db_column_int64(st, 11);
+		f.retry_at = db_column_null(st, 12) ?
+		    -1 : db_column_int64(st, 12);
+		f.invocation = db_column_text(st, 13);
+		f.boot_id = db_column_text(st, 14);
+		f.cgroup = db_column_text(st, 15);
 		fn(&f, arg);
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return store_fail(s);
 	return 0;
 }
 
@@ -1187,10 +1079,10 @@ store_runs_found(struct store *s, const char *status, store_found_cb fn,
 int64_t
 store_job_last_success(struct store *s, const char *job)
 {
-	sqlite3_stmt	*st = s->st[ST_JOB_LAST_SUCCESS];
+	struct db_stmt	*st = s->st[ST_JOB_LAST_SUCCESS];
 	int64_t		 v = -1;
 
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, job);
 	return store_int64(s, st, &v) == -1 ? -2 : v;
 }
 
@@ -1202,41 +1094,39 @@ int
 store_run_requeue(struct store *s, const char *run_id,
     struct store_requeued *out, char *buf, size_t len)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_REQUEUE];
+	struct db_stmt	*st = s->st[ST_RUN_REQUEUE];
 	const char	*text;
 	int		 rc, found = 0;
 
-	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_text(st, 1, run_id);
+	while ((rc = db_step(st)) == DB_ROW) {
 		found = 1;
-		out->rowid = sqlite3_column_int64(st, 0);
-		text = (const char *)sqlite3_column_text(st, 1);
+		out->rowid = db_column_int64(st, 0);
+		text = db_column_text(st, 1);
 		(void)snprintf(out->job, sizeof out->job, "%s", text ? text :
 		    "");
-		text = (const char *)sqlite3_column_text(st, 2);
+		text = db_column_text(st, 2);
 		(void)snprintf(out->origin, sizeof out->origin, "%s",
 		    text ? text : "schedule");
-		out->scheduled_at = sqlite3_column_int64(st, 3);
+		out->scheduled_at = db_column_int64(st, 3);
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return store_fail(s);
 	if (found)
 		return 1;
 	st = s->st[ST_RUN_STATUS];
-	(void)sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	db_bind_text(st, 1, run_id);
+	rc = db_step(st);
+	if (rc == DB_ROW)
 		(void)snprintf(buf, len, "its status is %s: only failed and "
 		    "dead instances can be replayed",
-		    (const char *)sqlite3_column_text(st, 0));
+		    db_column_text(st, 0));
 	else
 		(void)snprintf(buf, len, "no such run id");
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
 	return 0;
 }
 
@@ -1251,41 +1141,41 @@ store_run_requeue(struct store *s, const char *run_id,
 int
 store_prune_job(struct store *s, const char *job, int64_t keep, int chunk)
 {
-	sqlite3_stmt	*st = s->st[ST_PRUNE_OVER];
+	struct db_stmt	*st = s->st[ST_PRUNE_OVER];
 	int64_t		 one;
 	int		 rc;
 
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 2, keep);
+	db_bind_text(st, 1, job);
+	db_bind_int64(st, 2, keep);
 	if ((rc = store_int64(s, st, &one)) != 1)
 		return rc;		/* 0: no more than keep; -1 */
 	st = s->st[ST_PRUNE_JOB];
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 2, keep);
-	(void)sqlite3_bind_int(st, 3, chunk);
+	db_bind_text(st, 1, job);
+	db_bind_int64(st, 2, keep);
+	db_bind_int64(st, 3, chunk);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return sqlite3_changes(s->db);
+	return db_changes(s->db);
 }
 
 /* Delete up to chunk instances and decisions older than cut (Unix ms). */
 int
 store_prune_age(struct store *s, int64_t cut, int chunk)
 {
-	sqlite3_stmt	*st = s->st[ST_PRUNE_AGE];
+	struct db_stmt	*st = s->st[ST_PRUNE_AGE];
 	int		 n;
 
-	(void)sqlite3_bind_int64(st, 1, cut);
-	(void)sqlite3_bind_int(st, 2, chunk);
+	db_bind_int64(st, 1, cut);
+	db_bind_int64(st, 2, chunk);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	n = sqlite3_changes(s->db);
+	n = db_changes(s->db);
 	st = s->st[ST_PRUNE_DECISIONS];
-	(void)sqlite3_bind_int64(st, 1, cut);
-	(void)sqlite3_bind_int(st, 2, chunk);
+	db_bind_int64(st, 1, cut);
+	db_bind_int64(st, 2, chunk);
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return n + sqlite3_changes(s->db);
+	return n + db_changes(s->db);
 }
 
 /*
@@ -1296,10 +1186,10 @@ int
 store_run_last(struct store *s, const char *job, const char *origin,
     int64_t *at)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_LAST];
+	struct db_stmt	*st = s->st[ST_RUN_LAST];
 
-	(void)sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, origin, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, job);
+	db_bind_text(st, 2, origin);
 	return store_int64(s, st, at);
 }
 
@@ -1312,31 +1202,30 @@ int
 store_run_failure(struct store *s, const struct store_claim *c,
     struct store_failure *out)
 {
-	sqlite3_stmt	*st = s->st[ST_RUN_FAILURE];
+	struct db_stmt	*st = s->st[ST_RUN_FAILURE];
 	const char	*text;
 	int		 rc;
 
-	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->rowid = sqlite3_column_int64(st, 0);
-		out->attempts = sqlite3_column_int(st, 1);
-		text = (const char *)sqlite3_column_text(st, 2);
+	db_bind_text(st, 1, c->job);
+	db_bind_text(st, 2, c->origin);
+	db_bind_int64(st, 3, c->scheduled_at);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		out->rowid = db_column_int64(st, 0);
+		out->attempts = db_column_int(st, 1);
+		text = db_column_text(st, 2);
 		(void)snprintf(out->reason, sizeof out->reason, "%s",
 		    text != NULL ? text : "");
-		out->exit_status = sqlite3_column_type(st, 3) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int(st, 3);
-		out->signal = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 :
-		    sqlite3_column_int(st, 4);
+		out->exit_status = db_column_null(st, 3) ?
+		    -1 : db_column_int(st, 3);
+		out->signal = db_column_null(st, 4) ? -1 :
+		    db_column_int(st, 4);
 	}
-	(void)sqlite3_reset(st);
-	(void)sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, rc);
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
 	s->busy = 0;
-	return rc == SQLITE_ROW;
+	return rc == DB_ROW;
 }
 
 /*
@@ -1348,11 +1237,11 @@ int
 store_run_note(struct store *s, const struct store_claim *c,
     const char *detail)
 {
-	sqlite3_stmt *st = s->st[ST_RUN_NOTE];
+	struct db_stmt *st = s->st[ST_RUN_NOTE];
 
-	(void)sqlite3_bind_text(st, 1, c->job, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_text(st, 2, c->origin, -1, SQLITE_STATIC);
-	(void)sqlite3_bind_int64(st, 3, c->scheduled_at);
-	store_bind_text(st, 4, detail);
+	db_bind_text(st, 1, c->job);
+	db_bind_text(st, 2, c->origin);
+	db_bind_int64(st, 3, c->scheduled_at);
+	db_bind_text(st, 4, detail);
 	return store_step_done(s, st);
 }

@@ -36,9 +36,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "conf.h"
+#include "db.h"
+#include "db_sqlite.h"
 #include "store_query.h"
 #include "track.h"
 #include "xmalloc.h"
@@ -47,7 +47,7 @@
 #define SQ_MIN_VERSION	2	/* the oldest schema this reader knows */
 
 struct store_query {
-	sqlite3	*db;
+	struct db	*db;
 	char	*path;
 	int	 version;	/* PRAGMA user_version */
 	int	 has_output;	/* attempts.output_tail exists */
@@ -95,72 +95,39 @@ struct store_query {
 static int
 sq_fail(struct store_query *q, const char *what, char **cause)
 {
-	*cause = xasprintf("%s: %s", what, sqlite3_errmsg(q->db));
+	*cause = xasprintf("%s: %s", what, db_errmsg(q->db));
 	return -1;
 }
 
 /* Prepare sql; 0, or -1 with *cause. */
 static int
-sq_prepare(struct store_query *q, const char *sql, sqlite3_stmt **st,
+sq_prepare(struct store_query *q, const char *sql, struct db_stmt **st,
     char **cause)
 {
-	*st = NULL;
-	if (sqlite3_prepare_v2(q->db, sql, -1, st, NULL) != SQLITE_OK) {
-		(void)sqlite3_finalize(*st);
-		*st = NULL;
+	if (db_prepare(q->db, sql, st) == -1)
 		return sq_fail(q, "cannot read", cause);
-	}
 	return 0;
-}
-
-/* Column i as int64, or -1 when NULL. */
-static int64_t
-sq_opt(sqlite3_stmt *st, int i)
-{
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return -1;
-	return sqlite3_column_int64(st, i);
 }
 
 /* Column i as a new string (caller frees), or NULL when NULL. */
 static char *
-sq_text(sqlite3_stmt *st, int i)
+sq_text(struct db_stmt *st, int i)
 {
-	const unsigned char *t;
+	const char *t;
 
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+	if (db_column_null(st, i))
 		return NULL;
-	t = sqlite3_column_text(st, i);
-	return xstrdup(t != NULL ? (const char *)t : "");
-}
-
-/* Bind a string that may be NULL. */
-static void
-sq_bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v == NULL)
-		(void)sqlite3_bind_null(st, i);
-	else
-		(void)sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-}
-
-/* Bind an int64 that may be "none" (-1) as NULL. */
-static void
-sq_bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v == -1)
-		(void)sqlite3_bind_null(st, i);
-	else
-		(void)sqlite3_bind_int64(st, i, v);
+	t = db_column_text(st, i);
+	return xstrdup(t != NULL ? t : "");
 }
 
 /* Fill r from a row of SQ_RUN_COLS or SQ_DEC_COLS. */
 static void
-sq_run_read(sqlite3_stmt *st, struct store_query_run *r)
+sq_run_read(struct db_stmt *st, struct store_query_run *r)
 {
 	memset(r, 0, sizeof *r);
-	r->rowid = sqlite3_column_int64(st, 0);
-	r->is_decision = sqlite3_column_int(st, 1);
+	r->rowid = db_column_int64(st, 0);
+	r->is_decision = db_column_int(st, 1);
 	r->run_id = sq_text(st, 2);
 	r->job = sq_text(st, 3);
 	r->origin = sq_text(st, 4);
@@ -168,22 +135,22 @@ sq_run_read(sqlite3_stmt *st, struct store_query_run *r)
 	r->status = sq_text(st, 6);
 	r->reason = sq_text(st, 7);
 	r->detail = sq_text(st, 8);
-	r->scheduled_at = sq_opt(st, 9);
-	r->attempts = sqlite3_column_int(st, 10);
-	r->created_ms = sq_opt(st, 11);
-	r->started_ms = sq_opt(st, 12);
-	r->finished_ms = sq_opt(st, 13);
-	r->exit_status = (int)sq_opt(st, 14);
-	r->signal = (int)sq_opt(st, 15);
-	r->retry_at = sq_opt(st, 16);
-	r->duration_ms = sq_opt(st, 17);
-	r->pid = sq_opt(st, 18);
-	r->attempt_started_ms = sq_opt(st, 19);
+	r->scheduled_at = db_column_opt(st, 9);
+	r->attempts = db_column_int(st, 10);
+	r->created_ms = db_column_opt(st, 11);
+	r->started_ms = db_column_opt(st, 12);
+	r->finished_ms = db_column_opt(st, 13);
+	r->exit_status = (int)db_column_opt(st, 14);
+	r->signal = (int)db_column_opt(st, 15);
+	r->retry_at = db_column_opt(st, 16);
+	r->duration_ms = db_column_opt(st, 17);
+	r->pid = db_column_opt(st, 18);
+	r->attempt_started_ms = db_column_opt(st, 19);
 	r->error = sq_text(st, 20);
-	r->first_at = sq_opt(st, 21);
-	r->last_at = sq_opt(st, 22);
-	r->count = sqlite3_column_int64(st, 23);
-	r->lateness_ms = sq_opt(st, 25);
+	r->first_at = db_column_opt(st, 21);
+	r->last_at = db_column_opt(st, 22);
+	r->count = db_column_int64(st, 23);
+	r->lateness_ms = db_column_opt(st, 25);
 }
 
 /* Free the strings of one entry. */
@@ -205,21 +172,21 @@ sq_run_clear(struct store_query_run *r)
  * instance.  Finalizes st.  0, or -1 with *cause.
  */
 static int
-sq_runs_collect(struct store_query *q, sqlite3_stmt *st,
+sq_runs_collect(struct store_query *q, struct db_stmt *st,
     struct store_query_run **v, size_t *n, char **cause)
 {
 	int rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		*v = xreallocarray(*v, *n + 1, sizeof **v);
 		sq_run_read(st, &(*v)[(*n)++]);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != DB_DONE) {
 		(void)sq_fail(q, "cannot read", cause);
-		(void)sqlite3_finalize(st);
+		db_finalize(st);
 		return -1;
 	}
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
@@ -228,34 +195,39 @@ static int
 sq_int(struct store_query *q, const char *sql, const char *job,
     int64_t *out, char **cause)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	int		 rc;
 
 	*out = -1;
 	if (sq_prepare(q, sql, &st, cause) == -1)
 		return -1;
-	sq_bind_text(st, 1, job);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sq_opt(st, 0);
-	else if (rc != SQLITE_DONE) {
+	db_bind_text(st, 1, job);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		*out = db_column_opt(st, 0);
+	else if (rc != DB_DONE) {
 		(void)sq_fail(q, "cannot read", cause);
-		(void)sqlite3_finalize(st);
+		db_finalize(st);
 		return -1;
 	}
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
-/* Whether sql (a probe of a table's columns) prepares. */
+/*
+ * Whether sql (a probe of a table's columns, "... LIMIT 0") runs: a
+ * server may only check a statement when it first runs.
+ */
 static int
 sq_probe(struct store_query *q, const char *sql)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	int		 ok;
 
-	ok = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK;
-	(void)sqlite3_finalize(st);
+	if (db_prepare(q->db, sql, &st) == -1)
+		return 0;
+	ok = db_step(st) == DB_DONE;
+	db_finalize(st);
 	return ok;
 }
 
@@ -307,9 +279,8 @@ store_query_open(const char *path, char **cause)
 {
 	struct store_query	*q = xcalloc(1, sizeof *q);
 	struct stat		 sb;
-	sqlite3_stmt		*st = NULL;
-	char			*uri = NULL;
-	int			 rc;
+	struct db_stmt		*st = NULL;
+	char			*uri = NULL, *why = NULL;
 
 	q->path = xstrdup(path);
 	if (stat(path, &sb) == -1 || access(path, R_OK) == -1) {
@@ -322,25 +293,22 @@ store_query_open(const char *path, char **cause)
 	}
 	if (!sq_exists(path, "-wal") && !sq_exists(path, "-shm")) {
 		uri = sq_immutable_uri(path);
-		rc = sqlite3_open_v2(uri, &q->db, SQLITE_OPEN_READONLY |
-		    SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+		q->db = db_sqlite_open(uri, DB_SQLITE_URI, SQ_BUSY_MS, &why);
 	} else
-		rc = sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY |
-		    SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		*cause = xasprintf("cannot open: %s", q->db != NULL ?
-		    sqlite3_errmsg(q->db) : sqlite3_errstr(rc));
+		q->db = db_sqlite_open(path, 0, SQ_BUSY_MS, &why);
+	if (q->db == NULL) {
+		*cause = xasprintf("cannot open: %s", why);
+		free(why);
 		goto fail;
 	}
-	(void)sqlite3_busy_timeout(q->db, SQ_BUSY_MS);
 
 	q->version = -1;
-	if (sqlite3_prepare_v2(q->db, "PRAGMA user_version", -1, &st,
-	    NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		q->version = sqlite3_column_int(st, 0);
-	(void)sqlite3_finalize(st);
+	if (db_prepare(q->db, "PRAGMA user_version", &st) == 0 &&
+	    db_step(st) == DB_ROW)
+		q->version = db_column_int(st, 0);
+	db_finalize(st);
 	if (q->version < 0) {
-		*cause = xasprintf("cannot read: %s", sqlite3_errmsg(q->db));
+		*cause = xasprintf("cannot read: %s", db_errmsg(q->db));
 		goto fail;
 	}
 	if (q->version == 0) {
@@ -358,10 +326,9 @@ store_query_open(const char *path, char **cause)
 	    "a.outcome, d.count, j.planned, m.value FROM runs r, attempts a, "
 	    "decisions d, jobs j, meta m LIMIT 0")) {
 		/* A damaged file is not "not a tickd database". */
-		rc = sqlite3_errcode(q->db);
-		*cause = xasprintf("cannot read: %s%s", rc == SQLITE_CORRUPT ||
-		    rc == SQLITE_NOTADB ? "" : "not a tickd database: ",
-		    sqlite3_errmsg(q->db));
+		*cause = xasprintf("cannot read: %s%s", db_damaged(q->db) ?
+		    "" : "not a tickd database: ",
+		    db_errmsg(q->db));
 		goto fail;
 	}
 	q->has_output = sq_probe(q, "SELECT output_tail FROM attempts "
@@ -384,8 +351,7 @@ store_query_close(struct store_query *q)
 {
 	if (q == NULL)
 		return;
-	if (q->db != NULL)
-		(void)sqlite3_close(q->db);
+	db_close(q->db);
 	free(q->path);
 	free(q);
 }
@@ -412,23 +378,23 @@ int
 store_query_meta(struct store_query *q, const char *key, char **value,
     char **cause)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	int		 rc;
 
 	*value = NULL;
 	if (sq_prepare(q, "SELECT value FROM meta WHERE key = ?1", &st,
 	    cause) == -1)
 		return -1;
-	sq_bind_text(st, 1, key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	db_bind_text(st, 1, key);
+	rc = db_step(st);
+	if (rc == DB_ROW)
 		*value = sq_text(st, 0);
-	else if (rc != SQLITE_DONE) {
+	else if (rc != DB_DONE) {
 		(void)sq_fail(q, "cannot read", cause);
-		(void)sqlite3_finalize(st);
+		db_finalize(st);
 		return -1;
 	}
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return *value != NULL;
 }
 
@@ -468,7 +434,7 @@ int
 store_query_history(struct store_query *q, const struct store_query_filter *f,
     struct store_query_run **v, size_t *n, char **cause)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	char		 in[STORE_QUERY_STATUS_MAX * 6 + 8], *sql;
 	size_t		 i, off = 0;
 
@@ -496,12 +462,12 @@ store_query_history(struct store_query *q, const struct store_query_filter *f,
 		return -1;
 	}
 	free(sql);
-	sq_bind_text(st, 1, f->job);
-	sq_bind_opt(st, 2, f->since);
-	(void)sqlite3_bind_int64(st, 3, f->limit >= 0 ? f->limit : -1);
-	(void)sqlite3_bind_int(st, 4, f->decisions != 0);
+	db_bind_text(st, 1, f->job);
+	db_bind_opt(st, 2, f->since);
+	db_bind_int64(st, 3, f->limit >= 0 ? f->limit : -1);
+	db_bind_int64(st, 4, f->decisions != 0);
 	for (i = 0; i < f->nstatus && i < STORE_QUERY_STATUS_MAX; i++)
-		sq_bind_text(st, (int)i + 10, f->status[i]);
+		db_bind_text(st, (int)i + 10, f->status[i]);
 	return sq_runs_collect(q, st, v, n, cause);
 }
 
@@ -529,7 +495,7 @@ store_query_run(struct store_query *q, const char *id,
     size_t *natt, char **cause)
 {
 	struct store_query_attempt	*a;
-	sqlite3_stmt			*st = NULL;
+	struct db_stmt			*st = NULL;
 	const void			*blob;
 	size_t				 n = 0;
 	int64_t				 rowid = -1;
@@ -545,8 +511,8 @@ store_query_run(struct store_query *q, const char *id,
 	    "r.run_id = ?1 OR r.id = ?2 ORDER BY r.run_id = ?1 DESC LIMIT 1",
 	    &st, cause) == -1)
 		return -1;
-	sq_bind_text(st, 1, id);
-	sq_bind_opt(st, 2, rowid);
+	db_bind_text(st, 1, id);
+	db_bind_opt(st, 2, rowid);
 	if (sq_runs_collect(q, st, run, &n, cause) == -1)
 		return -1;
 	if (n == 0)
@@ -568,44 +534,43 @@ store_query_run(struct store_query *q, const char *id,
 	    "NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM attempts "
 	    "WHERE run = ?1 ORDER BY attempt", &st, cause) == -1)
 		goto fail;
-	(void)sqlite3_bind_int64(st, 1, (*run)->rowid);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int64(st, 1, (*run)->rowid);
+	while ((rc = db_step(st)) == DB_ROW) {
 		*att = xreallocarray(*att, *natt + 1, sizeof **att);
 		a = &(*att)[(*natt)++];
 		memset(a, 0, sizeof *a);
-		a->attempt = sqlite3_column_int(st, 0);
+		a->attempt = db_column_int(st, 0);
 		a->trigger = sq_text(st, 1);
-		a->pid = sq_opt(st, 2);
-		a->started_ms = sq_opt(st, 3);
-		a->finished_ms = sq_opt(st, 4);
-		a->lateness_ms = sq_opt(st, 5);
-		a->duration_ms = sq_opt(st, 6);
-		a->exit_status = (int)sq_opt(st, 7);
-		a->signal = (int)sq_opt(st, 8);
+		a->pid = db_column_opt(st, 2);
+		a->started_ms = db_column_opt(st, 3);
+		a->finished_ms = db_column_opt(st, 4);
+		a->lateness_ms = db_column_opt(st, 5);
+		a->duration_ms = db_column_opt(st, 6);
+		a->exit_status = (int)db_column_opt(st, 7);
+		a->signal = (int)db_column_opt(st, 8);
 		a->outcome = sq_text(st, 9);
 		a->error = sq_text(st, 10);
-		a->cpu_user_us = sq_opt(st, 12);
-		a->cpu_system_us = sq_opt(st, 13);
-		a->mem_peak = sq_opt(st, 14);
+		a->cpu_user_us = db_column_opt(st, 12);
+		a->cpu_system_us = db_column_opt(st, 13);
+		a->mem_peak = db_column_opt(st, 14);
 		a->usage_source = sq_text(st, 15);
 		a->cgroup = sq_text(st, 16);
 		a->invocation = sq_text(st, 17);
-		if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+		if (!db_column_null(st, 11)) {
 			/* Text or blob: the bytes as stored, NUL added. */
-			blob = sqlite3_column_blob(st, 11);
-			a->output_len = (size_t)sqlite3_column_bytes(st, 11);
+			blob = db_column_blob(st, 11, &a->output_len);
 			a->output_tail = xmalloc(a->output_len + 1);
 			if (a->output_len > 0)
 				memcpy(a->output_tail, blob, a->output_len);
 			a->output_tail[a->output_len] = '\0';
 		}
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != DB_DONE) {
 		(void)sq_fail(q, "cannot read", cause);
-		(void)sqlite3_finalize(st);
+		db_finalize(st);
 		goto fail;
 	}
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return 1;
 
 fail:
@@ -645,7 +610,7 @@ int
 store_query_active(struct store_query *q, const char *job,
     struct store_query_run **v, size_t *n, char **cause)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 
 	*v = NULL;
 	*n = 0;
@@ -654,7 +619,7 @@ store_query_active(struct store_query *q, const char *job,
 	    "ORDER BY r.status != 'running', r.scheduled_at, r.id", &st,
 	    cause) == -1)
 		return -1;
-	sq_bind_text(st, 1, job);
+	db_bind_text(st, 1, job);
 	return sq_runs_collect(q, st, v, n, cause);
 }
 
@@ -667,7 +632,7 @@ int
 store_query_job(struct store_query *q, const char *job,
     struct store_query_job *out, char **cause)
 {
-	sqlite3_stmt	*st = NULL;
+	struct db_stmt	*st = NULL;
 	const char	*hash;
 	int64_t		 last_start = -1;
 	int		 rc;
@@ -683,34 +648,34 @@ store_query_job(struct store_query *q, const char *job,
 	    "SELECT sched_hash, planned, paused, overdue_alerted, NULL FROM "
 	    "jobs WHERE job = ?1", &st, cause) == -1)
 		return -1;
-	sq_bind_text(st, 1, job);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		hash = (const char *)sqlite3_column_text(st, 0);
+	db_bind_text(st, 1, job);
+	if ((rc = db_step(st)) == DB_ROW) {
+		hash = db_column_text(st, 0);
 		/* An all-zero hash marks a job the daemon forgot. */
 		out->known = hash != NULL && strcmp(hash,
 		    "0000000000000000") != 0;
 		(void)snprintf(out->sched_hash, sizeof out->sched_hash, "%s",
 		    hash != NULL ? hash : "");
-		out->planned = sq_opt(st, 1);
-		out->paused = sqlite3_column_int(st, 2) != 0;
-		out->overdue_alerted = sq_opt(st, 3);
-		out->watch_since = sq_opt(st, 4);
-	} else if (rc != SQLITE_DONE)
+		out->planned = db_column_opt(st, 1);
+		out->paused = db_column_int(st, 2) != 0;
+		out->overdue_alerted = db_column_opt(st, 3);
+		out->watch_since = db_column_opt(st, 4);
+	} else if (rc != DB_DONE)
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 
 	/* Instances in flight and waiting. */
 	if (sq_prepare(q, "SELECT coalesce(sum(status = 'running'), 0), "
 	    "coalesce(sum(status IN " SQ_WAITING "), 0) FROM runs "
 	    "WHERE job = ?1 AND status IN " SQ_UNENDED, &st, cause) == -1)
 		goto fail;
-	sq_bind_text(st, 1, job);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out->nrunning = sqlite3_column_int64(st, 0);
-		out->nwaiting = sqlite3_column_int64(st, 1);
-	} else if (rc != SQLITE_DONE)
+	db_bind_text(st, 1, job);
+	if ((rc = db_step(st)) == DB_ROW) {
+		out->nrunning = db_column_int64(st, 0);
+		out->nwaiting = db_column_int64(st, 1);
+	} else if (rc != DB_DONE)
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 
 	/* The newest instance that ended, whatever its outcome. */
 	if (sq_prepare(q, "SELECT status, reason, run_id, finished_at "
@@ -718,15 +683,15 @@ store_query_job(struct store_query *q, const char *job,
 	    "status NOT IN " SQ_UNENDED " ORDER BY finished_at DESC, id DESC "
 	    "LIMIT 1", &st, cause) == -1)
 		goto fail;
-	sq_bind_text(st, 1, job);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_text(st, 1, job);
+	if ((rc = db_step(st)) == DB_ROW) {
 		out->last_status = sq_text(st, 0);
 		out->last_reason = sq_text(st, 1);
 		out->last_run_id = sq_text(st, 2);
-		out->last_ms = sq_opt(st, 3);
-	} else if (rc != SQLITE_DONE)
+		out->last_ms = db_column_opt(st, 3);
+	} else if (rc != DB_DONE)
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 
 	/* The same among instances that ran: skips do not hide failures. */
 	if (sq_prepare(q, "SELECT status, reason, run_id, finished_at "
@@ -734,15 +699,15 @@ store_query_job(struct store_query *q, const char *job,
 	    "attempts > 0 AND status NOT IN " SQ_UNENDED " ORDER BY "
 	    "finished_at DESC, id DESC LIMIT 1", &st, cause) == -1)
 		goto fail;
-	sq_bind_text(st, 1, job);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_text(st, 1, job);
+	if ((rc = db_step(st)) == DB_ROW) {
 		out->ran_status = sq_text(st, 0);
 		out->ran_reason = sq_text(st, 1);
 		out->ran_run_id = sq_text(st, 2);
-		out->ran_ms = sq_opt(st, 3);
-	} else if (rc != SQLITE_DONE)
+		out->ran_ms = db_column_opt(st, 3);
+	} else if (rc != DB_DONE)
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	st = NULL;
 
 	if (sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1 AND "
@@ -764,30 +729,30 @@ store_query_job(struct store_query *q, const char *job,
 	    "status IN ('failed', 'dead') AND finished_at > ?2", &st,
 	    cause) == -1)
 		goto fail;
-	sq_bind_text(st, 1, job);
-	(void)sqlite3_bind_int64(st, 2, out->last_success_ms);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		out->nfailed = sqlite3_column_int64(st, 0);
+	db_bind_text(st, 1, job);
+	db_bind_int64(st, 2, out->last_success_ms);
+	if ((rc = db_step(st)) == DB_ROW)
+		out->nfailed = db_column_int64(st, 0);
 	else
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	if (sq_prepare(q, "SELECT count(*), min(scheduled_at) FROM runs "
 	    "WHERE job = ?1 AND status = 'skipped' AND reason = 'overlap' AND "
 	    "(?2 IS NULL OR scheduled_at > ?2)", &st, cause) == -1)
 		goto fail;
-	sq_bind_text(st, 1, job);
-	sq_bind_opt(st, 2, last_start);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out->skips = sqlite3_column_int64(st, 0);
-		out->skip_since = sq_opt(st, 1);
+	db_bind_text(st, 1, job);
+	db_bind_opt(st, 2, last_start);
+	if ((rc = db_step(st)) == DB_ROW) {
+		out->skips = db_column_int64(st, 0);
+		out->skip_since = db_column_opt(st, 1);
 	} else
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 
 fail_st:
 	(void)sq_fail(q, "cannot read", cause);
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 fail:
 	store_query_job_clear(out);
 	return -1;
@@ -862,7 +827,7 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
     struct store_query_stats **v, size_t *n, char **cause)
 {
 	struct store_query_stats	*s;
-	sqlite3_stmt			*st = NULL;
+	struct db_stmt			*st = NULL;
 	const char			*status, *name;
 	size_t				 i;
 	int				 rc;
@@ -882,62 +847,62 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 	    "r.job = ?1) AND (?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY "
 	    "r.job", &st, cause) == -1)
 		return -1;
-	sq_bind_text(st, 1, job);
-	sq_bind_opt(st, 2, since);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		name = (const char *)sqlite3_column_text(st, 0);
-		status = (const char *)sqlite3_column_text(st, 1);
+	db_bind_text(st, 1, job);
+	db_bind_opt(st, 2, since);
+	while ((rc = db_step(st)) == DB_ROW) {
+		name = db_column_text(st, 0);
+		status = db_column_text(st, 1);
 		if (name == NULL || status == NULL)
 			continue;
 		s = sq_stats_get(v, n, name);
 		s->instances++;
-		if (sqlite3_column_int(st, 2) > 0)
+		if (db_column_int(st, 2) > 0)
 			s->runs++;
 		if (strcmp(status, "succeeded") == 0) {
 			s->succeeded++;
-			if (sq_opt(st, 5) > s->last_success_ms)
-				s->last_success_ms = sq_opt(st, 5);
+			if (db_column_opt(st, 5) > s->last_success_ms)
+				s->last_success_ms = db_column_opt(st, 5);
 		} else if (strcmp(status, "failed") == 0 ||
 		    strcmp(status, "dead") == 0)
 			s->failed++;
 		else if (strcmp(status, "skipped") == 0)
 			s->skipped++;
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+		if (!db_column_null(st, 3))
 			sq_push(&s->lateness, &s->nlateness,
-			    sqlite3_column_int64(st, 3));
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL &&
+			    db_column_int64(st, 3));
+		if (!db_column_null(st, 4) &&
 		    strcmp(status, "running") != 0)
 			sq_push(&s->duration, &s->nduration,
-			    sqlite3_column_int64(st, 4));
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL &&
+			    db_column_int64(st, 4));
+		if (!db_column_null(st, 6) &&
 		    strcmp(status, "running") != 0)
 			sq_push(&s->cpu_us, &s->ncpu,
-			    sqlite3_column_int64(st, 6));
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
+			    db_column_int64(st, 6));
+		if (!db_column_null(st, 7) &&
 		    strcmp(status, "running") != 0)
 			sq_push(&s->mem_peak, &s->nmem,
-			    sqlite3_column_int64(st, 7));
+			    db_column_int64(st, 7));
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 
 	if (sq_prepare(q, "SELECT job, sum(count) FROM decisions WHERE "
 	    "decision = 'skipped' AND (?1 IS NULL OR job = ?1) AND "
 	    "(?2 IS NULL OR coalesce(last_at, decided_at / 1000) >= ?2) "
 	    "GROUP BY job", &st, cause) == -1)
 		goto fail;
-	sq_bind_text(st, 1, job);
-	sq_bind_opt(st, 2, since);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((name = (const char *)sqlite3_column_text(st, 0)) == NULL)
+	db_bind_text(st, 1, job);
+	db_bind_opt(st, 2, since);
+	while ((rc = db_step(st)) == DB_ROW) {
+		if ((name = db_column_text(st, 0)) == NULL)
 			continue;
 		s = sq_stats_get(v, n, name);
-		s->skipped += sqlite3_column_int64(st, 1);
+		s->skipped += db_column_int64(st, 1);
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		goto fail_st;
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 
 	for (i = 0; i < *n; i++) {
 		s = &(*v)[i];
@@ -957,7 +922,7 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 
 fail_st:
 	(void)sq_fail(q, "cannot read", cause);
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 fail:
 	store_query_stats_free(*v, *n);
 	*v = NULL;
@@ -995,7 +960,7 @@ store_query_counts(struct store_query *q, int what,
     struct store_query_count **v, size_t *n, char **cause)
 {
 	struct store_query_count	*c;
-	sqlite3_stmt			*st = NULL;
+	struct db_stmt			*st = NULL;
 	int				 rc;
 
 	*v = NULL;
@@ -1013,26 +978,26 @@ store_query_counts(struct store_query *q, int what,
 	    "coalesce(reason, '')) GROUP BY job, k ORDER BY job, k", &st,
 	    cause) == -1)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		*v = xreallocarray(*v, *n + 1, sizeof **v);
 		c = &(*v)[(*n)++];
 		c->job = sq_text(st, 0);
 		c->key = sq_text(st, 1);
-		c->n = sqlite3_column_int64(st, 2);
+		c->n = db_column_int64(st, 2);
 		if (c->job == NULL)
 			c->job = xstrdup("");
 		if (c->key == NULL)
 			c->key = xstrdup("");
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != DB_DONE) {
 		(void)sq_fail(q, "cannot read", cause);
-		(void)sqlite3_finalize(st);
+		db_finalize(st);
 		store_query_counts_free(*v, *n);
 		*v = NULL;
 		*n = 0;
 		return -1;
 	}
-	(void)sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
