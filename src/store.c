@@ -126,7 +126,8 @@ static const char *const store_sql[ST_COUNT] = {
 	    "attempts = attempts + 1 "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
 	    "AND (status IN ('pending', 'queued') OR "
-	    "(status = 'running' AND lease_until < ?7 AND owner IS NOT ?5))",
+	    "(status = 'running' AND lease_until < ?7 AND "
+	    "owner IS DISTINCT FROM ?5))",
 	[ST_RUN_CLAIMED] = "SELECT id, attempts, run_id FROM runs "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3",
 	[ST_ATTEMPT_INSERT] = "INSERT INTO attempts (run, attempt, trigger, "
@@ -153,7 +154,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_LEASE_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE owner = ?1 "
 	    "AND status = 'running'",
 	[ST_LEASE_TAKE] = "UPDATE runs SET owner = ?1, lease_until = ?2 "
-	    "WHERE status = 'running' AND owner IS NOT ?1",
+	    "WHERE status = 'running' AND owner IS DISTINCT FROM ?1",
 	[ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2) "
 	    "ON CONFLICT (key) DO UPDATE SET value = ?2",

@@ -448,8 +448,9 @@ store_query_history(struct store_query *q, const struct store_query_filter *f,
 	sql = xasprintf("SELECT " SQ_RUN_COLS SQ_RUN_FROM " WHERE "
 	    "(?1 IS NULL OR r.job = ?1) AND (?2 IS NULL OR "
 	    "r.scheduled_at >= ?2)%s%s%s "
-	    "UNION ALL SELECT " SQ_DEC_COLS " FROM decisions d WHERE ?4 AND "
-	    "d.decision != 'on_failure' AND (?1 IS NULL OR d.job = ?1) AND "
+	    "UNION ALL SELECT " SQ_DEC_COLS " FROM decisions d "
+	    "WHERE ?4 != 0 AND d.decision != 'on_failure' AND "
+	    "(?1 IS NULL OR d.job = ?1) AND "
 	    "(?2 IS NULL OR coalesce(d.last_at, d.decided_at / 1000) >= ?2)"
 	    "%s%s%s "
 	    "ORDER BY k DESC, 2, 1 DESC LIMIT ?3",
@@ -665,8 +666,9 @@ store_query_job(struct store_query *q, const char *job,
 	db_finalize(st);
 
 	/* Instances in flight and waiting. */
-	if (sq_prepare(q, "SELECT coalesce(sum(status = 'running'), 0), "
-	    "coalesce(sum(status IN " SQ_WAITING "), 0) FROM runs "
+	if (sq_prepare(q, "SELECT "
+	    "count(*) FILTER (WHERE status = 'running'), "
+	    "count(*) FILTER (WHERE status IN " SQ_WAITING ") FROM runs "
 	    "WHERE job = ?1 AND status IN " SQ_UNENDED, &st, cause) == -1)
 		goto fail;
 	db_bind_text(st, 1, job);
