@@ -30,10 +30,10 @@ CPPFLAGS	+= -D_GNU_SOURCE -DTICKD_VERSION='"$(VERSION)"' \
 		   -DTICKD_SYSCONFDIR='"$(SYSCONFDIR)"'
 LIBEV_CFLAGS	?=
 LIBEV_LIBS	?= -lev
-PKGS		= sqlite3 libsystemd inih
+PKGS		= sqlite3 libsystemd inih libpq
 PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-		   echo -lsqlite3 -lsystemd -linih)
+		   echo -lsqlite3 -lsystemd -linih -lpq)
 
 # SANITIZE=1 means address,undefined; any other value is passed through.
 ifneq ($(SANITIZE),)
@@ -59,7 +59,7 @@ LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
 DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
-		  src/db_sqlite.c \
+		  src/db_pg.c src/db_sqlite.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
 		  src/server-run.c src/server-sched.c src/statelock.c src/store.c \
@@ -180,6 +180,7 @@ $(B)/bench/bench_store: $(B)/bench/bench_store.o $(DLIB) $(LIB)
 
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
 		  libsystemd-dev tzdata mandoc python3 faketime sqlite3 \
+		  libpq-dev postgresql \
 		  systemd
 
 deps:

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "db_pg.h"
 #include "db_sqlite.h"
 #include "rfc3339.h"
 #include "store.h"
@@ -56,6 +57,7 @@
 #include "xmalloc.h"
 
 #define STORE_BUSY_MS	250
+#define STORE_PG_DEADLINE_MS	1000	/* one round trip to a server */
 
 /* The end of a cause about a file tickd cannot use, in tickd(8). */
 #define STORE_RECOVER	"move it aside to recover it or start afresh " \
@@ -412,15 +414,149 @@ store_migrate(struct db *db, const char *path, char **cause)
 }
 
 /*
- * Open (creating if needed and not readonly) the store at path.  Returns
- * a store (caller frees with store_close), or NULL with *cause set.
+ * Whether state names a database server (a libpq URI, or key=value
+ * connection parameters such as "service=tickd"), not a file.
+ */
+int
+store_is_server(const char *state)
+{
+	return strncmp(state, "postgresql://", 13) == 0 ||
+	    strncmp(state, "postgres://", 11) == 0 ||
+	    (state[0] != '/' && strchr(state, '=') != NULL);
+}
+
+/*
+ * The schema version of a PostgreSQL database (0: empty), or -1 with
+ * *cause when it holds tables that are not tickd's.
+ */
+static int
+store_pg_version(struct db *db, char **cause)
+{
+	struct db_stmt	*st = NULL;
+	const char	*v;
+	int		 objects, ours, version = 0;
+
+	if (store_int(db, "SELECT count(*) FROM information_schema.tables "
+	    "WHERE table_schema = current_schema()", &objects) == -1 ||
+	    store_int(db, "SELECT count(*) FROM information_schema.tables "
+	    "WHERE table_schema = current_schema() AND table_name IN ('runs', "
+	    "'attempts', 'decisions', 'jobs', 'meta')", &ours) == -1) {
+		*cause = xasprintf("cannot read the schema: %s",
+		    db_errmsg(db));
+		return -1;
+	}
+	if (objects == 0)
+		return 0;
+	if (ours == 5 && db_prepare(db, "SELECT value FROM meta WHERE key = "
+	    "'schema_version'", &st) == 0 && db_step(st) == DB_ROW &&
+	    (v = db_column_text(st, 0)) != NULL)
+		version = atoi(v);
+	db_finalize(st);
+	if (version <= 0) {
+		*cause = xstrdup("not a tickd database (tables, but not "
+		    "tickd's schema): check the state setting");
+		return -1;
+	}
+	return version;
+}
+
+/*
+ * Bring a PostgreSQL schema to the current version, under an advisory
+ * lock: nodes starting together migrate once.  0 or -1 with *cause.
+ */
+static int
+store_pg_migrate(struct db *db, char **cause)
+{
+	char	*sql;
+	int	 version;
+	size_t	 i, v;
+
+	if (db_exec(db, "BEGIN; SELECT pg_advisory_xact_lock(7274633)") ==
+	    -1) {
+		*cause = xasprintf("cannot lock the schema: %s",
+		    db_errmsg(db));
+		return -1;
+	}
+	if ((version = store_pg_version(db, cause)) == -1)
+		goto fail;
+	if (version != 0 && (size_t)version < store_schema_pg_base) {
+		*cause = xasprintf("schema version %d is older than any "
+		    "tickd on PostgreSQL wrote", version);
+		goto fail;
+	}
+	if ((size_t)version > store_schema_pg_base +
+	    store_schema_pg_steps - 1) {
+		*cause = xasprintf("schema version %d is newer than this "
+		    "tickd understands (%zu): downgrade is not supported",
+		    version, store_schema_pg_base + store_schema_pg_steps - 1);
+		goto fail;
+	}
+	i = version == 0 ? 0 : (size_t)version - store_schema_pg_base + 1;
+	for (; i < store_schema_pg_steps; i++) {
+		v = store_schema_pg_base + i;
+		sql = xasprintf("%s INSERT INTO meta (key, value) VALUES "
+		    "('schema_version', '%zu') ON CONFLICT (key) DO UPDATE "
+		    "SET value = '%zu'", store_schema_pg[i], v, v);
+		if (db_exec(db, sql) == -1) {
+			*cause = xasprintf("migrating the schema to version "
+			    "%zu: %s", v, db_errmsg(db));
+			free(sql);
+			goto fail;
+		}
+		free(sql);
+	}
+	if (db_exec(db, "COMMIT") == 0)
+		return 0;
+	*cause = xasprintf("migrating the schema: %s", db_errmsg(db));
+fail:
+	(void)db_exec(db, "ROLLBACK");
+	return -1;
+}
+
+/*
+ * Open the store on a PostgreSQL server.  The cause names what failed,
+ * never the connection string (it may hold a password).
+ */
+static struct store *
+store_open_server(const char *conninfo, int readonly, char **cause)
+{
+	struct store	*s = xcalloc(1, sizeof *s);
+	char		*why = NULL;
+	int		 i;
+
+	s->path = xstrdup("the PostgreSQL database");
+	if ((s->db = db_pg_open(conninfo, STORE_PG_DEADLINE_MS, &why)) ==
+	    NULL)
+		goto fail;
+	if (!readonly && store_pg_migrate(s->db, &why) == -1)
+		goto fail;
+	for (i = 0; i < ST_COUNT && !readonly; i++)
+		(void)db_prepare(s->db, i == ST_BEGIN ? "BEGIN" : store_sql[i],
+		    &s->st[i]);
+	return s;
+
+fail:
+	*cause = xasprintf("PostgreSQL: %s", why);
+	free(why);
+	store_close(s);
+	return NULL;
+}
+
+/*
+ * Open (creating if needed and not readonly) the store at path: a file,
+ * or a server (store_is_server).  Returns a store (caller frees with
+ * store_close), or NULL with *cause set.
  */
 struct store *
 store_open(const char *path, int readonly, char **cause)
 {
-	struct store	*s = xcalloc(1, sizeof *s);
+	struct store	*s;
 	char		*why = NULL;
 	int		 i, fd;
+
+	if (store_is_server(path))
+		return store_open_server(path, readonly, cause);
+	s = xcalloc(1, sizeof *s);
 
 	/*
 	 * SQLite creates the file 0644 less the umask, and the -wal and -shm

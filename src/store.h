@@ -129,6 +129,7 @@ struct store_decision {
 
 struct store;
 
+int		 store_is_server(const char *);
 struct store	*store_open(const char *, int, char **);
 void		 store_close(struct store *);
 const char	*store_error(const struct store *);

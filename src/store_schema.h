@@ -8,5 +8,8 @@
 
 extern const char *const	store_schema[];
 extern const size_t		store_schema_steps;
+extern const char *const	store_schema_pg[];
+extern const size_t		store_schema_pg_steps;
+extern const size_t		store_schema_pg_base;
 
 #endif /* TICKD_STORE_SCHEMA_H */

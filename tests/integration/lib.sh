@@ -456,6 +456,7 @@ cleanup() {
 	fi
 	[ -n "${dir:-}" ] && kill_groups
 	cg_kill_all
+	command -v pg_cleanup >/dev/null && pg_cleanup
 	if [ "$_rc" -ne 0 ] && [ -s "${log:-/nonexistent}" ]; then
 		echo "--- last 50 lines of $log:" >&2
 		tail -n 50 "$log" | cut -c 1-300 >&2

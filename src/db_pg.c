@@ -1,0 +1,694 @@
+/*
+ * db_pg.c -- the PostgreSQL backend of db.h, on libpq's asynchronous API.
+ *
+ * The daemon's loop must not stall on a slow or unreachable server, so no
+ * call here waits for it longer than the connection's deadline: connects
+ * go through PQconnectStart/PQconnectPoll, statements through PQsend* and
+ * poll(2) on the socket until the deadline.  A deadline passed, or a lost
+ * connection, fails the call as busy (the caller retries later) and drops
+ * the connection: PQcancel would wait on a connection of its own to the
+ * same silent server, and a dropped connection ends the server's work on
+ * it as surely (the server rolls back what was open).  The next call
+ * connects again.
+ *
+ * A transaction open when its connection was lost is gone with it: until
+ * the caller rolls it back (ROLLBACK, which then succeeds without a
+ * server), every call fails, so that no statement of that transaction
+ * runs on a new connection as if it were the same one.
+ *
+ * Statements are prepared on the server once per connection ("t%u"),
+ * when they first run, with the types of that first run's parameters
+ * (int8, text, bytea; a NULL leaves the server to infer it from the
+ * statement).  A statement whose parameter is bound with two types is
+ * not supported.  "?N" in the SQL becomes "$N".  Results come as text;
+ * bytea columns are unescaped when asked for as blobs.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#include "db.h"
+#include "db_pg.h"
+#include "xmalloc.h"
+
+#define PG_INT8OID	20
+#define PG_TEXTOID	25
+#define PG_BYTEAOID	17
+#define PG_PARAMS_MAX	64
+
+struct db_pg {
+	struct db	 base;
+	PGconn		*conn;		/* NULL: none now */
+	char		*conninfo;
+	int		 deadline_ms;
+	unsigned int	 gen;		/* connections made: statements
+					   prepared under another re-prepare */
+	unsigned int	 nstmt;
+	int		 in_tx;		/* as the last answer left it */
+	int		 lost_tx;	/* a transaction died with its
+					   connection: only ROLLBACK works */
+	int		 busy;
+	int64_t		 changes;
+	char		 err[512];
+};
+
+struct db_pg_stmt {
+	struct db_stmt	 base;
+	char		*sql;		/* with $N */
+	char		 name[16];
+	unsigned int	 gen;		/* prepared on connection gen, 0 */
+	int		 nparams;
+	char		*vals[PG_PARAMS_MAX];
+	int		 lens[PG_PARAMS_MAX];
+	int		 fmts[PG_PARAMS_MAX];
+	unsigned int	 types[PG_PARAMS_MAX];
+	PGresult	*res;		/* NULL: not run since the reset */
+	int		 row, nrows;
+	unsigned char	*blob;		/* the last column_blob's bytes */
+	int		 rollback;	/* a ROLLBACK (not ROLLBACK TO) */
+};
+
+#define PG(d)	((struct db_pg *)(void *)(d))
+#define PS(s)	((struct db_pg_stmt *)(void *)(s))
+
+static int64_t
+pg_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Set the error (msg, put on one line); -1. */
+static int
+pg_fail(struct db_pg *d, int busy, const char *msg)
+{
+	char *p;
+
+	d->busy = busy;
+	(void)snprintf(d->err, sizeof d->err, "%s", msg != NULL ? msg : "?");
+	for (p = d->err; *p != '\0'; p++)
+		if (*p == '\n')
+			*p = *(p + 1) == '\0' ? '\0' : ' ';
+	return -1;
+}
+
+/* Drop the connection (lost, or silent past the deadline). */
+static void
+pg_drop(struct db_pg *d)
+{
+	if (d->conn == NULL)
+		return;
+	if (d->in_tx)
+		d->lost_tx = 1;
+	d->in_tx = 0;
+	PQfinish(d->conn);
+	d->conn = NULL;
+}
+
+/* The server, named without the connection string (it may hold a password). */
+static void
+pg_server(PGconn *c, char *buf, size_t len)
+{
+	const char *host = PQhost(c), *port = PQport(c), *db = PQdb(c);
+
+	(void)snprintf(buf, len, "%s%s%s%s%s", db != NULL ? db : "?",
+	    host != NULL ? " on " : "", host != NULL ? host : "",
+	    port != NULL && host != NULL ? ":" : "",
+	    port != NULL && host != NULL ? port : "");
+}
+
+/*
+ * Wait until the socket is ready for what flags ask, at most until end
+ * (monotonic ms): 0 ready, -1 at the deadline or on error.
+ */
+static int
+pg_poll(PGconn *c, short events, int64_t end)
+{
+	struct pollfd	pfd;
+	int64_t		left;
+	int		rc;
+
+	pfd.fd = PQsocket(c);
+	pfd.events = events;
+	for (;;) {
+		if ((left = end - pg_now_ms()) <= 0)
+			return -1;
+		rc = poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (rc > 0)
+			return 0;
+		if (rc == 0 || errno != EINTR)
+			return -1;
+	}
+}
+
+static void
+pg_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+/* Connect, within the deadline: 0, or -1 busy with the error set. */
+static int
+pg_connect(struct db_pg *d)
+{
+	PostgresPollingStatusType	st = PGRES_POLLING_WRITING;
+	int64_t				end = pg_now_ms() + d->deadline_ms;
+	char				srv[256];
+
+	if ((d->conn = PQconnectStart(d->conninfo)) == NULL)
+		return pg_fail(d, 1, "out of memory");
+	if (PQstatus(d->conn) == CONNECTION_BAD)
+		goto bad;
+	while (st != PGRES_POLLING_OK) {
+		if (st == PGRES_POLLING_FAILED)
+			goto bad;
+		if (pg_poll(d->conn, st == PGRES_POLLING_READING ? POLLIN :
+		    POLLOUT, end) == -1) {
+			pg_server(d->conn, srv, sizeof srv);
+			PQfinish(d->conn);
+			d->conn = NULL;
+			(void)pg_fail(d, 1, srv);
+			(void)snprintf(d->err + strlen(d->err), sizeof d->err -
+			    strlen(d->err), ": no connection within %d ms",
+			    d->deadline_ms);
+			return -1;
+		}
+		st = PQconnectPoll(d->conn);
+	}
+	if (PQsetnonblocking(d->conn, 1) == -1)
+		goto bad;
+	/* NOTICEs ("table does not exist, skipping") are not for stderr. */
+	(void)PQsetNoticeProcessor(d->conn, pg_notice, NULL);
+	d->gen++;
+	return 0;
+
+bad:
+	(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+	PQfinish(d->conn);
+	d->conn = NULL;
+	return -1;
+}
+
+/*
+ * Wait for the result of what was sent, within end: the last result (the
+ * first failed one, if any), or NULL with the error set (busy).  A
+ * connection that fails or stays silent is dropped.
+ */
+static PGresult *
+pg_results(struct db_pg *d, int64_t end)
+{
+	PGresult	*res, *keep = NULL;
+	int		 rc;
+
+	while ((rc = PQflush(d->conn)) == 1)
+		if (pg_poll(d->conn, POLLIN | POLLOUT, end) == -1 ||
+		    PQconsumeInput(d->conn) == 0)
+			goto lost;
+	if (rc == -1)
+		goto lost;
+	for (;;) {
+		while (PQisBusy(d->conn)) {
+			if (pg_poll(d->conn, POLLIN, end) == -1 ||
+			    PQconsumeInput(d->conn) == 0)
+				goto lost;
+		}
+		if ((res = PQgetResult(d->conn)) == NULL)
+			break;
+		if (keep != NULL && PQresultStatus(keep) == PGRES_FATAL_ERROR)
+			PQclear(res);	/* the first failure says why */
+		else {
+			PQclear(keep);
+			keep = res;
+		}
+	}
+	if (keep == NULL)
+		(void)pg_fail(d, 1, "no result from the server");
+	d->in_tx = PQtransactionStatus(d->conn) == PQTRANS_INTRANS ||
+	    PQtransactionStatus(d->conn) == PQTRANS_INERROR;
+	return keep;
+
+lost:
+	PQclear(keep);
+	if (pg_now_ms() >= end) {
+		d->busy = 1;
+		(void)snprintf(d->err, sizeof d->err, "the server did not "
+		    "answer within %d ms", d->deadline_ms);
+	} else
+		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+	pg_drop(d);
+	return NULL;
+}
+
+/* Whether an SQLSTATE means "later": a lock, a conflict, a lost link. */
+static int
+pg_state_busy(const char *state)
+{
+	static const char *const busy[] = { "40001", "40P01", "55P03",
+	    "57014", "57P01", "57P02", "57P03" };
+	size_t i;
+
+	if (state == NULL)
+		return 0;
+	if (strncmp(state, "08", 2) == 0)
+		return 1;
+	for (i = 0; i < sizeof busy / sizeof busy[0]; i++)
+		if (strcmp(state, busy[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Check a result: 0 when it succeeded, else -1 with the error set (and
+ * the connection dropped when it is gone).  res is not freed.
+ */
+static int
+pg_check(struct db_pg *d, PGresult *res)
+{
+	const char	*state, *msg;
+	int		 busy;
+
+	switch (PQresultStatus(res)) {
+	case PGRES_COMMAND_OK:
+	case PGRES_TUPLES_OK:
+		d->busy = 0;
+		return 0;
+	default:
+		break;
+	}
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	busy = pg_state_busy(state) || PQstatus(d->conn) == CONNECTION_BAD;
+	(void)pg_fail(d, busy, msg != NULL ? msg :
+	    PQresultErrorMessage(res));
+	if (PQstatus(d->conn) == CONNECTION_BAD ||
+	    (state != NULL && strncmp(state, "08", 2) == 0))
+		pg_drop(d);
+	return -1;
+}
+
+/* A connection to use now: 0, or -1 (busy, or a transaction was lost). */
+static int
+pg_ready(struct db_pg *d)
+{
+	if (d->lost_tx) {
+		return pg_fail(d, 1, "the connection to the server was "
+		    "lost during the transaction: it was rolled back");
+	}
+	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_BAD)
+		pg_drop(d);
+	return d->conn != NULL ? 0 : pg_connect(d);
+}
+
+static void
+dbp_close(struct db *db)
+{
+	struct db_pg *d = PG(db);
+
+	if (d->conn != NULL)
+		PQfinish(d->conn);
+	free(d->conninfo);
+	free(d);
+}
+
+/* "?N" to "$N", outside literals, quoted names and comments. */
+static char *
+pg_rewrite(const char *sql, int *nparams)
+{
+	char		*out = xmalloc(strlen(sql) + 1), *o = out;
+	const char	*p = sql;
+	char		 quote = 0;
+	long		 n;
+
+	*nparams = 0;
+	while (*p != '\0') {
+		if (quote != 0) {
+			if (*p == quote)
+				quote = 0;
+			*o++ = *p++;
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+			*o++ = *p++;
+		} else if (p[0] == '-' && p[1] == '-') {
+			while (*p != '\0' && *p != '\n')
+				*o++ = *p++;
+		} else if (*p == '?' && p[1] >= '1' && p[1] <= '9') {
+			*o++ = '$';
+			p++;
+			n = strtol(p, NULL, 10);
+			if (n > *nparams)
+				*nparams = (int)n;
+		} else
+			*o++ = *p++;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int
+dbp_prepare(struct db *db, const char *sql, struct db_stmt **out)
+{
+	struct db_pg		*d = PG(db);
+	struct db_pg_stmt	*s;
+	const char		*w;
+	int			 n;
+
+	*out = NULL;
+	s = xcalloc(1, sizeof *s);
+	s->sql = pg_rewrite(sql, &n);
+	if (n > PG_PARAMS_MAX) {
+		free(s->sql);
+		free(s);
+		return pg_fail(d, 0, "too many parameters");
+	}
+	s->nparams = n;
+	s->base.db = db;
+	(void)snprintf(s->name, sizeof s->name, "t%u", ++d->nstmt);
+	w = sql + strspn(sql, " \t\n");
+	s->base.writes = strncasecmp(w, "SELECT", 6) != 0;
+	s->rollback = strncasecmp(w, "ROLLBACK", 8) == 0 &&
+	    strncasecmp(w, "ROLLBACK TO", 11) != 0;
+	*out = &s->base;
+	return 0;
+}
+
+static void
+pg_unbind(struct db_pg_stmt *s)
+{
+	int i;
+
+	for (i = 0; i < PG_PARAMS_MAX; i++) {
+		free(s->vals[i]);
+		s->vals[i] = NULL;
+		s->lens[i] = s->fmts[i] = 0;
+	}
+}
+
+static void
+dbp_reset(struct db_stmt *st)
+{
+	struct db_pg_stmt *s = PS(st);
+
+	PQclear(s->res);
+	s->res = NULL;
+	PQfreemem(s->blob);
+	s->blob = NULL;
+	pg_unbind(s);
+}
+
+static void
+dbp_finalize(struct db_stmt *st)
+{
+	struct db_pg_stmt *s = PS(st);
+
+	dbp_reset(st);
+	/* The server's copy goes with its connection. */
+	free(s->sql);
+	free(s);
+}
+
+/* Bind value i (1-based) as the text or bytes v, of type oid. */
+static void
+pg_bind(struct db_pg_stmt *s, int i, char *v, int len, int fmt,
+    unsigned int oid)
+{
+	if (i < 1 || i > PG_PARAMS_MAX) {
+		free(v);
+		return;
+	}
+	free(s->vals[i - 1]);
+	s->vals[i - 1] = v;
+	s->lens[i - 1] = len;
+	s->fmts[i - 1] = fmt;
+	if (s->gen == 0 && v != NULL)
+		s->types[i - 1] = oid;
+}
+
+static void
+dbp_bind_int64(struct db_stmt *st, int i, int64_t v)
+{
+	pg_bind(PS(st), i, xasprintf("%lld", (long long)v), 0, 0, PG_INT8OID);
+}
+
+static void
+dbp_bind_text(struct db_stmt *st, int i, const char *v)
+{
+	pg_bind(PS(st), i, xstrdup(v), 0, 0, PG_TEXTOID);
+}
+
+static void
+dbp_bind_blob(struct db_stmt *st, int i, const void *v, size_t len)
+{
+	char *copy = xmalloc(len > 0 ? len : 1);
+
+	if (len > INT32_MAX)
+		len = INT32_MAX;
+	memcpy(copy, v, len);
+	pg_bind(PS(st), i, copy, (int)len, 1, PG_BYTEAOID);
+}
+
+static void
+dbp_bind_null(struct db_stmt *st, int i)
+{
+	pg_bind(PS(st), i, NULL, 0, 0, 0);
+}
+
+/* Run the statement (preparing it on this connection first): 0 or -1. */
+static int
+pg_run(struct db_pg *d, struct db_pg_stmt *s)
+{
+	int64_t		 end = pg_now_ms() + d->deadline_ms;
+	PGresult	*res;
+	const char	*n;
+
+	if (pg_ready(d) == -1)
+		return -1;
+	if (s->gen != d->gen) {
+		if (!PQsendPrepare(d->conn, s->name, s->sql, s->nparams,
+		    s->types))
+			goto lost;
+		if ((res = pg_results(d, end)) == NULL)
+			return -1;
+		if (pg_check(d, res) == -1) {
+			PQclear(res);
+			return -1;
+		}
+		PQclear(res);
+		s->gen = d->gen;
+	}
+	if (!PQsendQueryPrepared(d->conn, s->name, s->nparams,
+	    (const char *const *)s->vals, s->lens, s->fmts, 0))
+		goto lost;
+	if ((res = pg_results(d, end)) == NULL)
+		return -1;
+	if (pg_check(d, res) == -1) {
+		PQclear(res);
+		return -1;
+	}
+	n = PQcmdTuples(res);
+	d->changes = n != NULL && *n != '\0' ? strtoll(n, NULL, 10) : 0;
+	s->res = res;
+	s->nrows = PQntuples(res);
+	s->row = -1;
+	return 0;
+
+lost:
+	(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+	pg_drop(d);
+	return -1;
+}
+
+static int
+dbp_step(struct db_stmt *st)
+{
+	struct db_pg		*d = PG(st->db);
+	struct db_pg_stmt	*s = PS(st);
+
+	if (s->res == NULL) {
+		if (s->rollback && d->lost_tx) {	/* rolled back already */
+			d->lost_tx = 0;
+			d->changes = 0;
+			return DB_DONE;
+		}
+		if (pg_run(d, s) == -1)
+			return -1;
+	}
+	PQfreemem(s->blob);
+	s->blob = NULL;
+	return ++s->row < s->nrows ? DB_ROW : DB_DONE;
+}
+
+static int
+dbp_column_null(struct db_stmt *st, int i)
+{
+	struct db_pg_stmt *s = PS(st);
+
+	return s->res == NULL || s->row < 0 || s->row >= s->nrows ||
+	    PQgetisnull(s->res, s->row, i);
+}
+
+static int64_t
+dbp_column_int64(struct db_stmt *st, int i)
+{
+	struct db_pg_stmt	*s = PS(st);
+	const char		*v;
+
+	if (dbp_column_null(st, i))
+		return 0;
+	v = PQgetvalue(s->res, s->row, i);
+	if (v[0] == 't' && v[1] == '\0')	/* a boolean */
+		return 1;
+	if (v[0] == 'f' && v[1] == '\0')
+		return 0;
+	return strtoll(v, NULL, 10);
+}
+
+static const char *
+dbp_column_text(struct db_stmt *st, int i)
+{
+	struct db_pg_stmt *s = PS(st);
+
+	if (dbp_column_null(st, i))
+		return NULL;
+	return PQgetvalue(s->res, s->row, i);
+}
+
+static const void *
+dbp_column_blob(struct db_stmt *st, int i, size_t *len)
+{
+	struct db_pg_stmt *s = PS(st);
+
+	*len = 0;
+	if (dbp_column_null(st, i))
+		return NULL;
+	PQfreemem(s->blob);
+	s->blob = PQunescapeBytea((const unsigned char *)PQgetvalue(s->res,
+	    s->row, i), len);
+	return s->blob;
+}
+
+static int64_t
+dbp_changes(struct db *db)
+{
+	return PG(db)->changes;
+}
+
+static int
+dbp_exec(struct db *db, const char *sql)
+{
+	struct db_pg	*d = PG(db);
+	int64_t		 end = pg_now_ms() + d->deadline_ms;
+	PGresult	*res;
+	const char	*w = sql + strspn(sql, " \t\n");
+	int		 rc;
+
+	if (d->lost_tx && strcasecmp(w, "ROLLBACK") == 0) {
+		d->lost_tx = 0;
+		return 0;
+	}
+	if (pg_ready(d) == -1)
+		return -1;
+	if (!PQsendQuery(d->conn, sql)) {
+		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+		pg_drop(d);
+		return -1;
+	}
+	if ((res = pg_results(d, end)) == NULL)
+		return -1;
+	rc = pg_check(d, res);
+	PQclear(res);
+	return rc;
+}
+
+static int
+dbp_in_transaction(struct db *db)
+{
+	struct db_pg *d = PG(db);
+
+	return d->lost_tx || (d->conn != NULL &&
+	    PQtransactionStatus(d->conn) != PQTRANS_IDLE);
+}
+
+static const char *
+dbp_errmsg(struct db *db)
+{
+	return PG(db)->err;
+}
+
+static int
+dbp_busy(struct db *db)
+{
+	return PG(db)->busy;
+}
+
+static const struct db_ops db_pg_ops = {
+	.kind = DB_PG,
+	.close = dbp_close,
+	.prepare = dbp_prepare,
+	.finalize = dbp_finalize,
+	.bind_int64 = dbp_bind_int64,
+	.bind_text = dbp_bind_text,
+	.bind_blob = dbp_bind_blob,
+	.bind_null = dbp_bind_null,
+	.step = dbp_step,
+	.reset = dbp_reset,
+	.column_null = dbp_column_null,
+	.column_int64 = dbp_column_int64,
+	.column_text = dbp_column_text,
+	.column_blob = dbp_column_blob,
+	.changes = dbp_changes,
+	.exec = dbp_exec,
+	.in_transaction = dbp_in_transaction,
+	.errmsg = dbp_errmsg,
+	.busy = dbp_busy,
+};
+
+/*
+ * Connect to the server conninfo names (a libpq URI or key=value string;
+ * a password from libpq's passfile or environment), each round trip
+ * bounded by deadline_ms.  Returns the connection, or NULL with *cause
+ * (which names the server, never conninfo itself).
+ */
+struct db *
+db_pg_open(const char *conninfo, int deadline_ms, char **cause)
+{
+	struct db_pg	*d = xcalloc(1, sizeof *d);
+	char		*why = NULL;
+	PQconninfoOption *opts;
+
+	/* A string libpq cannot parse: say so without echoing it. */
+	if ((opts = PQconninfoParse(conninfo, &why)) == NULL) {
+		*cause = xasprintf("not a PostgreSQL connection string: %s",
+		    why != NULL ? why : "out of memory");
+		PQfreemem(why);
+		free(d);
+		return NULL;
+	}
+	PQconninfoFree(opts);
+	d->base.ops = &db_pg_ops;
+	d->conninfo = xstrdup(conninfo);
+	d->deadline_ms = deadline_ms;
+	if (pg_connect(d) == -1) {
+		*cause = xstrdup(d->err);
+		dbp_close(&d->base);
+		return NULL;
+	}
+	return &d->base;
+}
+
+/* Bound every later round trip by ms. */
+void
+db_pg_set_deadline(struct db *db, int ms)
+{
+	PG(db)->deadline_ms = ms;
+}

@@ -1,0 +1,12 @@
+/*
+ * db_pg.h -- the PostgreSQL backend of db.h.
+ */
+#ifndef TICKD_DB_PG_H
+#define TICKD_DB_PG_H
+
+struct db;
+
+struct db	*db_pg_open(const char *, int, char **);
+void		 db_pg_set_deadline(struct db *, int);
+
+#endif /* TICKD_DB_PG_H */
