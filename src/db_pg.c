@@ -297,6 +297,19 @@ pg_check(struct db_pg *d, PGresult *res)
 	return -1;
 }
 
+/* The successful answer to what was sent, or NULL with the error set. */
+static PGresult *
+pg_answer(struct db_pg *d, int64_t end)
+{
+	PGresult *res;
+
+	if ((res = pg_results(d, end)) != NULL && pg_check(d, res) == -1) {
+		PQclear(res);
+		res = NULL;
+	}
+	return res;
+}
+
 /* A connection to use now: 0, or -1 (busy, or a transaction was lost). */
 static int
 pg_ready(struct db_pg *d)
@@ -477,24 +490,16 @@ pg_run(struct db_pg *d, struct db_pg_stmt *s)
 		if (!PQsendPrepare(d->conn, s->name, s->sql, s->nparams,
 		    s->types))
 			goto lost;
-		if ((res = pg_results(d, end)) == NULL)
+		if ((res = pg_answer(d, end)) == NULL)
 			return -1;
-		if (pg_check(d, res) == -1) {
-			PQclear(res);
-			return -1;
-		}
 		PQclear(res);
 		s->gen = d->gen;
 	}
 	if (!PQsendQueryPrepared(d->conn, s->name, s->nparams,
 	    (const char *const *)s->vals, s->lens, s->fmts, 0))
 		goto lost;
-	if ((res = pg_results(d, end)) == NULL)
+	if ((res = pg_answer(d, end)) == NULL)
 		return -1;
-	if (pg_check(d, res) == -1) {
-		PQclear(res);
-		return -1;
-	}
 	n = PQcmdTuples(res);
 	d->changes = n != NULL && *n != '\0' ? strtoll(n, NULL, 10) : 0;
 	s->res = res;
@@ -590,7 +595,6 @@ dbp_exec(struct db *db, const char *sql)
 	int64_t		 end = pg_now_ms() + d->deadline_ms;
 	PGresult	*res;
 	const char	*w = sql + strspn(sql, " \t\n");
-	int		 rc;
 
 	if (d->lost_tx && strcasecmp(w, "ROLLBACK") == 0) {
 		d->lost_tx = 0;
@@ -603,11 +607,10 @@ dbp_exec(struct db *db, const char *sql)
 		pg_drop(d);
 		return -1;
 	}
-	if ((res = pg_results(d, end)) == NULL)
+	if ((res = pg_answer(d, end)) == NULL)
 		return -1;
-	rc = pg_check(d, res);
 	PQclear(res);
-	return rc;
+	return 0;
 }
 
 static int
