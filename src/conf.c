@@ -58,11 +58,13 @@
 #include <ini.h>
 
 #include "conf.h"
+#include "db_pg.h"
 #include "duration.h"
 #include "envp.h"
 #include "log.h"
 #include "policy.h"
 #include "schedule.h"
+#include "store.h"
 #include "xmalloc.h"
 
 #define CONF_ID_MAX	48	/* inih keeps 50 bytes of a section name */
@@ -1018,6 +1020,15 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		free(*(char **)p);
 		*(char **)p = xstrdup(v);
 		return 0;
+	case CONF_T_STATE:
+		if (store_is_server(v)) {
+			if (db_pg_conninfo_check(v, cause) == -1)
+				return -1;
+			free(*(char **)p);
+			*(char **)p = xstrdup(v);
+			return 0;
+		}
+		/* FALLTHROUGH */
 	case CONF_T_PATH:
 	case CONF_T_ABSPATH:
 		if (*v == '\0' || strchr(v, '\n') != NULL) {
@@ -2425,4 +2436,17 @@ conf_free(struct conf *c)
 	free(c->tracking);
 	tz_cache_free(c->tzc);
 	free(c);
+}
+
+/*
+ * What the daemon locks to be the only one (statelock.c): its database
+ * file, or with a server's database, which nodes share, "<control>.node"
+ * (one daemon per node).  Allocated.
+ */
+char *
+conf_state_lock(const struct conf *c)
+{
+	if (store_is_server(c->state))
+		return xasprintf("%s.node", c->control);
+	return xstrdup(c->state);
 }

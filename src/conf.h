@@ -176,6 +176,7 @@ void		 conf_causes_add(struct conf_causes *, const char *, ...)
 void		 conf_causes_free(struct conf_causes *);
 void		 job_def_free(struct job_def *);
 int		 conf_id_valid(const char *);
+char		*conf_state_lock(const struct conf *);
 struct job_def	*conf_job_parse(struct conf *, const char *, const char *,
 		     struct conf_causes *);
 
@@ -191,6 +192,8 @@ enum conf_type {
 	CONF_T_COMMAND,			/* shell command, lines joined */
 	CONF_T_PATH,			/* relative to tickd.conf's directory */
 	CONF_T_ABSPATH,			/* must be absolute */
+	CONF_T_STATE,			/* a path, or a server's connection
+					   string (store_is_server) */
 	CONF_T_NAME,			/* a user or group name */
 	CONF_T_DURATION,		/* duration.c syntax, in seconds */
 	CONF_T_COUNT,			/* whole number */

@@ -23,9 +23,10 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_DAEMON, "jobs_dir", CONF_T_PATH, 0, 0,
 	    TICKD_SYSCONFDIR "/tickd/jobs.d", 0, D(jobs_dir),
 	    "directory of *.job files" },
-	{ CONF_SEC_DAEMON, "state", CONF_T_PATH, 0, 0,
+	{ CONF_SEC_DAEMON, "state", CONF_T_STATE, 0, 0,
 	    "/var/lib/tickd/tickd.db", 0, D(state),
-	    "SQLite database of runs, attempts and decisions" },
+	    "SQLite database of runs, attempts and decisions, or a "
+	    "PostgreSQL server's (postgresql://...)" },
 	{ CONF_SEC_DAEMON, "timezone", CONF_T_ZONE, 0, 0, NULL, 0,
 	    D(timezone), "default time zone of jobs (default: the system's)" },
 	{ CONF_SEC_DAEMON, "lease", CONF_T_DURATION, SECS(5), SECS(86400),

@@ -191,14 +191,17 @@ const struct ctl_daemon *
 ctl_ctx_daemon(struct ctl_ctx *ctx)
 {
 	struct ctl_daemon	*d = &ctx->daemon;
+	char			*lock;
 
 	if (ctx->daemon_tried)
 		return d;
 	ctx->daemon_tried = 1;
 	if (ctl_ctx_conf_quiet(ctx) == NULL)
 		return d;
-	(void)snprintf(d->lock, sizeof d->lock, "%s", ctx->conf->state);
-	d->running = statelock_held(ctx->conf->state, &d->pid);
+	lock = conf_state_lock(ctx->conf);
+	(void)snprintf(d->lock, sizeof d->lock, "%s", lock);
+	d->running = statelock_held(lock, &d->pid);
+	free(lock);
 	return d;
 }
 

@@ -269,6 +269,7 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 	case CONF_T_COMMAND:
 	case CONF_T_PATH:
 	case CONF_T_ABSPATH:
+	case CONF_T_STATE:
 	case CONF_T_NAME:
 	case CONF_T_ZONE:
 	case CONF_T_EXIT_CODES:

@@ -44,7 +44,7 @@ void
 db_bind_opt(struct db_stmt *st, int i, int64_t v)
 {
 	if (v == -1)
-		st->db->ops->bind_null(st, i);
+		st->db->ops->bind_null(st, i, DB_T_INT);
 	else
 		st->db->ops->bind_int64(st, i, v);
 }
@@ -54,7 +54,7 @@ void
 db_bind_text(struct db_stmt *st, int i, const char *v)
 {
 	if (v == NULL)
-		st->db->ops->bind_null(st, i);
+		st->db->ops->bind_null(st, i, DB_T_TEXT);
 	else
 		st->db->ops->bind_text(st, i, v);
 }
@@ -64,7 +64,7 @@ void
 db_bind_blob(struct db_stmt *st, int i, const void *v, size_t len)
 {
 	if (v == NULL || len == 0)
-		st->db->ops->bind_null(st, i);
+		st->db->ops->bind_null(st, i, DB_T_BLOB);
 	else
 		st->db->ops->bind_blob(st, i, v, len);
 }
@@ -72,7 +72,7 @@ db_bind_blob(struct db_stmt *st, int i, const void *v, size_t len)
 void
 db_bind_null(struct db_stmt *st, int i)
 {
-	st->db->ops->bind_null(st, i);
+	st->db->ops->bind_null(st, i, DB_T_NONE);
 }
 
 /* The next row: DB_ROW, DB_DONE, or -1. */

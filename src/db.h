@@ -36,6 +36,14 @@ enum db_kind {
 	DB_PG
 };
 
+/* The type a NULL stands for (a server types its parameters). */
+enum db_type {
+	DB_T_NONE,
+	DB_T_INT,
+	DB_T_TEXT,
+	DB_T_BLOB
+};
+
 struct db;
 struct db_stmt;
 
@@ -50,7 +58,7 @@ struct db_ops {
 	void		(*bind_text)(struct db_stmt *, int, const char *);
 	void		(*bind_blob)(struct db_stmt *, int, const void *,
 			    size_t);
-	void		(*bind_null)(struct db_stmt *, int);
+	void		(*bind_null)(struct db_stmt *, int, enum db_type);
 	int		(*step)(struct db_stmt *);
 	void		(*reset)(struct db_stmt *);
 	int		(*column_null)(struct db_stmt *, int);

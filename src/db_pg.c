@@ -18,8 +18,9 @@
  *
  * Statements are prepared on the server once per connection ("t%u"),
  * when they first run, with the types of that first run's parameters
- * (int8, text, bytea; a NULL leaves the server to infer it from the
- * statement).  A statement whose parameter is bound with two types is
+ * (int8, text, bytea, for a NULL too when the caller says which: "?1 IS
+ * NULL OR job = ?1" is then text; an untyped NULL leaves the server to
+ * infer it from the statement).  A statement whose parameter is bound with two types is
  * not supported.  "?N" in the SQL becomes "$N".  Results come as text;
  * bytea columns are unescaped when asked for as blobs.
  */
@@ -443,7 +444,7 @@ pg_bind(struct db_pg_stmt *s, int i, char *v, int len, int fmt,
 	s->vals[i - 1] = v;
 	s->lens[i - 1] = len;
 	s->fmts[i - 1] = fmt;
-	if (s->gen == 0 && v != NULL)
+	if (s->gen == 0 && oid != 0)
 		s->types[i - 1] = oid;
 }
 
@@ -470,10 +471,14 @@ dbp_bind_blob(struct db_stmt *st, int i, const void *v, size_t len)
 	pg_bind(PS(st), i, copy, (int)len, 1, PG_BYTEAOID);
 }
 
+/* A typed NULL types its parameter, as a value would: "?1 IS NULL". */
 static void
-dbp_bind_null(struct db_stmt *st, int i)
+dbp_bind_null(struct db_stmt *st, int i, enum db_type type)
 {
-	pg_bind(PS(st), i, NULL, 0, 0, 0);
+	static const unsigned int oid[] = { 0, PG_INT8OID, PG_TEXTOID,
+	    PG_BYTEAOID };
+
+	pg_bind(PS(st), i, NULL, 0, 0, oid[type]);
 }
 
 /* Run the statement (preparing it on this connection first): 0 or -1. */
@@ -666,18 +671,12 @@ struct db *
 db_pg_open(const char *conninfo, int deadline_ms, char **cause)
 {
 	struct db_pg	*d = xcalloc(1, sizeof *d);
-	char		*why = NULL;
-	PQconninfoOption *opts;
 
 	/* A string libpq cannot parse: say so without echoing it. */
-	if ((opts = PQconninfoParse(conninfo, &why)) == NULL) {
-		*cause = xasprintf("not a PostgreSQL connection string: %s",
-		    why != NULL ? why : "out of memory");
-		PQfreemem(why);
+	if (db_pg_conninfo_check(conninfo, cause) == -1) {
 		free(d);
 		return NULL;
 	}
-	PQconninfoFree(opts);
 	d->base.ops = &db_pg_ops;
 	d->conninfo = xstrdup(conninfo);
 	d->deadline_ms = deadline_ms;
@@ -694,4 +693,39 @@ void
 db_pg_set_deadline(struct db *db, int ms)
 {
 	PG(db)->deadline_ms = ms;
+}
+
+/*
+ * Whether conninfo is a connection string tickd accepts: one libpq can
+ * parse, without a password in it (tickd.conf is read by tickctl and
+ * shown by it: the password goes in a password file, passfile= or
+ * ~/.pgpass, or PGPASSWORD in the daemon's environment).  0, or -1 with
+ * *cause.
+ */
+int
+db_pg_conninfo_check(const char *conninfo, char **cause)
+{
+	PQconninfoOption	*opts, *o;
+	char			*why = NULL;
+	int			 rc = 0;
+
+	if ((opts = PQconninfoParse(conninfo, &why)) == NULL) {
+		*cause = xasprintf("not a PostgreSQL connection string: %s",
+		    why != NULL ? why : "out of memory");
+		PQfreemem(why);
+		(*cause)[strcspn(*cause, "\n")] = '\0';
+		return -1;
+	}
+	for (o = opts; o->keyword != NULL; o++) {
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL &&
+		    o->val[0] != '\0') {
+			*cause = xstrdup("a password in the connection "
+			    "string is refused (tickctl shows this setting): "
+			    "put it in a password file (passfile=, or "
+			    "~/.pgpass) or PGPASSWORD");
+			rc = -1;
+		}
+	}
+	PQconninfoFree(opts);
+	return rc;
 }

@@ -100,8 +100,9 @@ dbs_bind_blob(struct db_stmt *s, int i, const void *v, size_t len)
 }
 
 static void
-dbs_bind_null(struct db_stmt *s, int i)
+dbs_bind_null(struct db_stmt *s, int i, enum db_type type)
 {
+	(void)type;
 	(void)sqlite3_bind_null(ST(s), i);
 }
 

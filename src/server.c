@@ -1260,11 +1260,14 @@ server_lock(struct server *s)
 	case 0:
 		return 0;
 	case 1:
+		if (holder > 0)
+			(void)snprintf(pid, sizeof pid, " (pid %ld)", holder);
+		if (store_is_server(s->conf->state))
+			fatalx("node lock %s is in use by another tickd%s: "
+			    "one daemon per control socket", s->state, pid);
 		if (strcmp(s->state, s->conf->state) != 0)
 			(void)snprintf(file, sizeof file, " (the file %s)",
 			    s->state);
-		if (holder > 0)
-			(void)snprintf(pid, sizeof pid, " (pid %ld)", holder);
 		fatalx("state %s%s is in use by another tickd%s: only one "
 		    "daemon may use a state database", s->conf->state, file,
 		    pid);
@@ -1617,7 +1620,7 @@ server_main(const char *path, int verbose)
 	struct conf_causes	 causes = { NULL, 0 };
 	struct log_job		 lj = LOG_JOB_INIT;
 	struct pending		*p;
-	char			*cause = NULL;
+	char			*cause = NULL, *lock;
 	size_t			 i;
 
 	memset(s, 0, sizeof *s);
@@ -1650,17 +1653,30 @@ server_main(const char *path, int verbose)
 	    verbose;
 	server_test_init(s);
 	server_identity(s);
-	server_state_dir(s->conf->state);
-	s->state = statelock_path(s->conf->state);
-	if (server_state_safe(s->conf->state, s->state) == -1 ||
-	    server_lock(s) == -1)
-		return server_not_started(s, SERVER_EXIT_CONFIG);
-	if ((s->store = store_open(s->state, 0, &cause)) == NULL) {
+	if (store_is_server(s->conf->state)) {
+		/* The server's database is shared: lock this node alone. */
+		lock = conf_state_lock(s->conf);
+		server_state_dir(lock);
+		s->state = statelock_path(lock);
+		free(lock);
+		if (server_state_dir_safe(s->state) == -1 ||
+		    server_lock(s) == -1)
+			return server_not_started(s, SERVER_EXIT_CONFIG);
+	} else {
+		server_state_dir(s->conf->state);
+		s->state = statelock_path(s->conf->state);
+		if (server_state_safe(s->conf->state, s->state) == -1 ||
+		    server_lock(s) == -1)
+			return server_not_started(s, SERVER_EXIT_CONFIG);
+	}
+	if ((s->store = store_open(store_is_server(s->conf->state) ?
+	    s->conf->state : s->state, 0, &cause)) == NULL) {
 		log_err("store: %s", cause);
 		free(cause);
 		return server_not_started(s, 1);
 	}
-	server_state_private(s->state);
+	if (!store_is_server(s->conf->state))
+		server_state_private(s->state);
 	if (server_track(s) == -1)
 		return server_not_started(s, SERVER_EXIT_CONFIG);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL) == -1)

@@ -38,7 +38,9 @@
 
 #include "conf.h"
 #include "db.h"
+#include "db_pg.h"
 #include "db_sqlite.h"
+#include "store.h"
 #include "store_query.h"
 #include "track.h"
 #include "xmalloc.h"
@@ -283,6 +285,22 @@ store_query_open(const char *path, char **cause)
 	char			*uri = NULL, *why = NULL;
 
 	q->path = xstrdup(path);
+	if (store_is_server(path)) {
+		if ((q->db = db_pg_open(path, SQ_BUSY_MS, &why)) == NULL) {
+			*cause = xasprintf("cannot open: %s", why);
+			free(why);
+			goto fail;
+		}
+		/* Its version is in meta (store.c): none yet is no schema. */
+		q->version = 0;
+		if (db_prepare(q->db, "SELECT value FROM meta WHERE key = "
+		    "'schema_version'", &st) == 0 && db_step(st) == DB_ROW &&
+		    db_column_text(st, 0) != NULL)
+			q->version = atoi(db_column_text(st, 0));
+		db_finalize(st);
+		st = NULL;
+		goto opened;
+	}
 	if (stat(path, &sb) == -1 || access(path, R_OK) == -1) {
 		*cause = xasprintf("cannot open: %s", strerror(errno));
 		goto fail;
@@ -311,6 +329,7 @@ store_query_open(const char *path, char **cause)
 		*cause = xasprintf("cannot read: %s", db_errmsg(q->db));
 		goto fail;
 	}
+opened:
 	if (q->version == 0) {
 		*cause = xasprintf("cannot read: not a tickd database (no "
 		    "schema)");

@@ -1,0 +1,48 @@
+#!/bin/sh
+# tickd on a PostgreSQL server's database, one node: jobs run once per
+# instance with every row on the server; tickctl reads the server; a
+# second tickd on the same control socket is refused by the node's lock;
+# a password in the connection string is refused at --check.
+. tests/integration/lib.sh
+. tests/integration/pg.sh
+setup
+pg_start
+write_conf "state = $PG_DSN"
+write_job tick.job <<'EOF2'
+[tick]
+schedule = * * * * * *
+command = echo "$TICKD_RUN_ID" >> @DIR@/out
+EOF2
+daemon_start
+wait_for "three runs" 10 eval '[ "$(lines "$dir/out")" -ge 3 ]'
+
+run_cmd ctl status
+expect_eq "status: exit" "$rc" 0
+expect_match "status: the daemon and the server" "$out" "daemon   running, pid $tickd_pid, since *
+state    $PG_DSN (schema 6)*"
+run_cmd ctl history tick
+expect_eq "history: exit" "$rc" 0
+expect_match "history: a run" "$(printf '%s\n' "$out" | sed -n 2p)" \
+    "tick@20*Z *schedule *succeeded *1 *"
+
+# A second daemon for this node: the node's lock says who holds it.
+run_cmd timeout $((10 * slow)) "$TICKD" -c "$dir/tickd.conf" \
+    --log-target=stderr
+expect_eq "a second tickd: exit" "$rc" 1
+expect_match "a second tickd: why" "$err" "*node lock $dir/ctl.sock.node is in use by another tickd (pid $tickd_pid): one daemon per control socket*"
+
+daemon_stop_ok
+expect_eq "one run per instance" "$(sort "$dir/out" | uniq -d)" ""
+expect_eq "every run is a row on the server" "$(pg_sql "SELECT run_id FROM
+    runs WHERE status = 'succeeded' ORDER BY run_id")" "$(sort "$dir/out")"
+expect_eq "every attempt recorded its start" "$(pg_sql "SELECT count(*)
+    FROM attempts WHERE pid IS NULL OR started_at IS NULL")" 0
+
+# A password in the connection string: refused, the line named.
+write_conf "state = $PG_DSN password=secret"
+run_cmd "$TICKD" --check -c "$dir/tickd.conf"
+expect_eq "password: --check exit (EX_CONFIG)" "$rc" 78
+expect_match "password: the line, not the password" "$out$err" "*tickd.conf:*: state: a password in the connection string is refused*"
+checks=$((checks + 1))
+case "$out$err" in *secret*) fail "the password was printed" ;; esac
+done_ok
