@@ -2432,6 +2432,7 @@ conf_free(struct conf *c)
 	free(c->state);
 	free(c->timezone);
 	free(c->control);
+	free(c->node);
 	free(c->cgroup);
 	free(c->tracking);
 	tz_cache_free(c->tzc);

@@ -129,6 +129,8 @@ struct conf {
 	char		 *state;
 	char		 *timezone;	/* default zone of jobs */
 	char		 *control;	/* control socket */
+	char		 *node;		/* this host among nodes, NULL: host */
+	int64_t		  max_clock_skew; /* seconds, to the server's clock */
 	int64_t		  lease;	/* seconds */
 	int64_t		  max_running;
 	int		  log_level;	/* syslog priority */

@@ -29,6 +29,12 @@ const struct conf_key conf_keys[] = {
 	    "PostgreSQL server's (postgresql://...)" },
 	{ CONF_SEC_DAEMON, "timezone", CONF_T_ZONE, 0, 0, NULL, 0,
 	    D(timezone), "default time zone of jobs (default: the system's)" },
+	{ CONF_SEC_DAEMON, "node", CONF_T_NAME, 0, 0, NULL, 0, D(node),
+	    "this daemon's name among those sharing a server's database "
+	    "(default: the host name)" },
+	{ CONF_SEC_DAEMON, "max_clock_skew", CONF_T_DURATION, 0, SECS(3600),
+	    "2s", 0, D(max_clock_skew), "with a server's database: no claim "
+	    "while this clock is further than this from the server's" },
 	{ CONF_SEC_DAEMON, "lease", CONF_T_DURATION, SECS(5), SECS(86400),
 	    "60s", 0, D(lease), "how long a claim on a run lasts unrenewed" },
 	{ CONF_SEC_DAEMON, "max_running", CONF_T_COUNT, 1, 100000, "256", 0,

@@ -59,6 +59,8 @@ struct sjob {
 	int			 nruns;
 	int			 npending;	/* entries in the pending FIFO */
 	int			 nheld;		/* claimed ahead, held (server_hold) */
+	int			 nelse;		/* running on other nodes, as the
+						   last lock of its row read */
 	int64_t			 last_end;	/* Unix s, "after" schedules */
 	int64_t			 skips;		/* consecutive overlap skips */
 	int64_t			 skip_since;	/* Unix s of the first of them */
@@ -127,7 +129,9 @@ struct server {
 	int			  lock_fd[2];	/* statelock_take's */
 	int			  clock_fd;
 	int			  wake_fd;	/* monotonic timerfd */
-	char			  owner[128];
+	char			  owner[128];	/* "NODE:PID": runs' owner */
+	char			  node[64];	/* [daemon] node, or the host */
+	int			  cluster;	/* a server's database, shared */
 	char			  machine_id[80];
 	char			  boot_id[40];
 	int64_t			  boot_time;
@@ -169,6 +173,7 @@ struct server {
 	ev_timer		  retry_w;	/* store trouble */
 	ev_timer		  pend_w;	/* earliest not_before, throttle */
 	ev_timer		  lease_w;
+	ev_timer		  cluster_w;	/* failover scan, with nodes */
 	ev_timer		  watchdog_w;
 	ev_timer		  kill_w;
 	ev_io			  clock_w;
@@ -297,6 +302,9 @@ void	server_jobs_free(struct sjob **, size_t);
 void	server_jobs_sync(struct server *);
 void	server_kill_cb(struct ev_loop *, ev_timer *, int);
 void	server_lease_cb(struct ev_loop *, ev_timer *, int);
+void	server_cluster_cb(struct ev_loop *, ev_timer *, int);
+int	server_cluster_job(struct server *, struct sjob *, int64_t *);
+int	server_cluster_ours(const struct server *, const char *);
 void	server_log_causes(const struct conf *, const struct conf_causes *);
 void	server_log_warnings(const struct conf *);
 void	server_log_ignored(struct server *);

@@ -804,6 +804,9 @@ server_recover_one(const struct store_found *f, void *arg)
 	int64_t			 now_ms = clock_wall_ms(), left;
 	int			 rerun;
 
+	/* Another node's: its own to follow, or the failover's. */
+	if (s->cluster && !server_cluster_ours(s, f->owner))
+		return;
 	lj.job = f->job;
 	lj.run_id = f->run_id;
 	lj.attempt = f->attempt;

@@ -564,7 +564,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 	/* What waits counts, unless this pass settled it. */
 	server_dispatch_count(dp, j, &added, &claiming);
 	waiting = j->npending - server_dispatch_ndrop(dp, j);
-	inflight = j->nruns + waiting + added;
+	inflight = j->nruns + j->nelse + waiting + added;
 	/* Catch-up runs are a backlog: they wait their turn, never skip. */
 	if (strcmp(trigger, "catch_up") == 0 || dp->force)
 		goto runs;
@@ -597,6 +597,9 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 		if (j->runs != NULL)
 			(void)snprintf(detail, sizeof detail, "%s is still "
 			    "running", j->runs->run_id);
+		else if (j->nelse > 0)
+			(void)snprintf(detail, sizeof detail, "an instance "
+			    "is running on another node");
 		else
 			(void)snprintf(detail, sizeof detail, "an earlier "
 			    "instance is waiting to start");
@@ -779,6 +782,10 @@ server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
 	size_t			 bufsz, i;
 	int			 rc = 0;
 
+	/* @reboot is each host's own: not shared between nodes. */
+	if (s->cluster && schedule_kind(d->schedule) != SCHEDULE_REBOOT &&
+	    (rc = server_cluster_job(s, j, planned)) != 0)
+		return rc == 1 ? 0 : -1;
 	switch (schedule_kind(d->schedule)) {
 	case SCHEDULE_REBOOT:
 	case SCHEDULE_AFTER:
@@ -1279,10 +1286,11 @@ server_dispatch(struct server *s)
 	/* Earlier starts and ends first, in the same commit as the claims. */
 	wrote = server_wq_write(s);
 	for (i = 0; i < ndue; i++) {
-		struct store_job st = due[i]->st;
+		struct store_job st;
 
 		if (server_dispatch_job(s, &dp, due[i], &planned[i]) == -1)
 			goto rollback;
+		st = due[i]->st;	/* as the job's row said, with nodes */
 		st.planned = planned[i];
 		if (schedule_kind(due[i]->def->schedule) == SCHEDULE_REBOOT)
 			(void)snprintf(st.boot_id, sizeof st.boot_id, "%s",

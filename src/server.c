@@ -343,6 +343,24 @@ server_store_ok(struct server *s)
 }
 
 /*
+ * An end refused: another node took the instance over after this one's
+ * lease expired (its attempt number grew).  Said, and dropped: the record
+ * is the new owner's.  Returns 0 (written, as far as the queue goes).
+ */
+static int
+server_fenced(const struct wq_item *w)
+{
+	struct log_job lj = LOG_JOB_INIT;
+
+	lj.attempt = w->end.attempt;
+	log_job(LOG_ERR, LOG_EV_NONE, &lj, "run row %lld attempt %d: its end "
+	    "(%s) was refused: another node took the instance over after "
+	    "this node's lease expired", (long long)w->end.rowid,
+	    w->end.attempt, w->end.status);
+	return 0;
+}
+
+/*
  * Write the queued items inside the open transaction, as a part of it
  * that fails alone: 1 written (server_wq_committed frees them after the
  * commit), 0 nothing to write yet, -1 failed and undone (the queue stays
@@ -370,7 +388,8 @@ server_wq_write(struct server *s)
 			    w->lateness_ms, w->cgroup);
 			break;
 		case WQ_END:
-			rc = store_attempt_end(s->store, &w->end);
+			if ((rc = store_attempt_end(s->store, &w->end)) == 1)
+				rc = server_fenced(w);
 			break;
 		case WQ_DECISION:
 			rc = store_decision_add(s->store, &w->dec);
@@ -1422,9 +1441,12 @@ server_identity(struct server *s)
 	    sizeof s->boot_id) == -1)
 		s->boot_id[0] = '\0';
 	s->boot_time = server_boot_time();
-	if (gethostname(host, sizeof host) == -1)
+	if (s->conf->node != NULL)
+		(void)snprintf(host, sizeof host, "%s", s->conf->node);
+	else if (gethostname(host, sizeof host) == -1)
 		(void)snprintf(host, sizeof host, "localhost");
 	host[sizeof host - 1] = '\0';
+	(void)snprintf(s->node, sizeof s->node, "%s", host);
 	(void)snprintf(s->owner, sizeof s->owner, "%s:%ld", host,
 	    (long)getpid());
 }
@@ -1448,6 +1470,8 @@ server_watchers(struct server *s)
 	ev_timer_init(&s->kill_w, server_kill_cb, SERVER_KILL_GRACE, 0);
 	ev_timer_init(&s->lease_w, server_lease_cb, 0,
 	    (double)s->conf->lease / 3);
+	ev_timer_init(&s->cluster_w, server_cluster_cb, 0,
+	    (double)s->conf->lease / 3);
 	ev_signal_init(&s->term_w, server_signal_cb, SIGTERM);
 	ev_signal_init(&s->int_w, server_signal_cb, SIGINT);
 	ev_signal_init(&s->hup_w, server_signal_cb, SIGHUP);
@@ -1455,6 +1479,7 @@ server_watchers(struct server *s)
 	ev_prepare_init(&s->flush_w, server_flush_cb);
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
+	s->cluster_w.data = s;
 	s->hup_w.data = s->chld_w.data = s->flush_w.data = s;
 	s->watchdog_w.data = s->clock_w.data = s->pend_w.data = s;
 	ev_signal_start(s->loop, &s->term_w);
@@ -1653,7 +1678,8 @@ server_main(const char *path, int verbose)
 	    verbose;
 	server_test_init(s);
 	server_identity(s);
-	if (store_is_server(s->conf->state)) {
+	s->cluster = store_is_server(s->conf->state);
+	if (s->cluster) {
 		/* The server's database is shared: lock this node alone. */
 		lock = conf_state_lock(s->conf);
 		server_state_dir(lock);
@@ -1734,6 +1760,8 @@ server_main(const char *path, int verbose)
 	 * descriptors (t_soak counts them from READY on).
 	 */
 	server_rearm(s);
+	if (s->cluster)
+		ev_timer_again(s->loop, &s->cluster_w);
 
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STARTED, &lj, "ready: %zu jobs "
 	    "(%zu in error), state %s, pid %ld", s->njobs, s->conf->nbad_ids +

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -103,6 +104,11 @@ enum {
 	ST_LEASE_TAKE,
 	ST_RUN_FAILURE,
 	ST_RUN_NOTE,
+	ST_JOB_LOCK,
+	ST_JOB_ELSEWHERE,
+	ST_RUNS_EXPIRED,
+	ST_RUN_EXPIRE,
+	ST_ATTEMPT_EXPIRE,
 	ST_COUNT
 };
 
@@ -187,7 +193,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUNS_FOUND] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
 	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
 	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
-	    "a.cgroup FROM runs r "
+	    "a.cgroup, r.owner FROM runs r "
 	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
 	    "WHERE r.status = ?1 ORDER BY r.scheduled_at, r.id",
 	[ST_JOB_LAST_SUCCESS] = "SELECT max(finished_at) FROM runs "
@@ -221,6 +227,93 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUN_NOTE] = "UPDATE runs SET detail = ?4 WHERE job = ?1 AND "
 	    "origin = ?2 AND scheduled_at = ?3 AND status IN ('queued', "
 	    "'retrying', 'interrupted')",
+	/*
+	 * Nodes sharing a server's database (store_job_lock and the
+	 * failover): on SQLite, one daemon, they are never called, and the
+	 * lease is the daemon's clock (?N "now"); on PostgreSQL the server's
+	 * (store_sql_pg).
+	 */
+	[ST_JOB_LOCK] = "SELECT sched_hash, planned, paused, boot_id, "
+	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1",
+	[ST_JOB_ELSEWHERE] = "SELECT count(*) FROM runs WHERE job = ?1 AND "
+	    "status = 'running' AND owner IS DISTINCT FROM ?2",
+	[ST_RUNS_EXPIRED] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
+	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
+	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
+	    "a.cgroup, r.owner FROM runs r "
+	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	    "WHERE r.status = 'running' AND r.owner IS DISTINCT FROM ?1 AND "
+	    "r.lease_until < ?2 ORDER BY r.scheduled_at, r.id",
+	[ST_RUN_EXPIRE] = "UPDATE runs SET status = ?3, reason = ?4, "
+	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
+	    "WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND "
+	    "lease_until < ?7",
+	[ST_ATTEMPT_EXPIRE] = "UPDATE attempts SET finished_at = ?3, "
+	    "outcome = 'interrupted', error = ?4 WHERE run = ?1 AND "
+	    "attempt = ?2 AND finished_at IS NULL",
+};
+
+/* The server's clock, in Unix seconds: leases are judged by it. */
+#define PG_NOW	"CAST(floor(extract(epoch FROM clock_timestamp())) AS bigint)"
+
+/*
+ * PostgreSQL's text where it differs: a plain BEGIN (its transactions
+ * take locks as they go; the jobs row is the lock, store_job_lock), a
+ * lease as a duration the server adds to its clock (the node's "until"
+ * minus the node's "now"), a job's cursor that never moves back, and
+ * every write that ends an attempt fenced by the attempt's number: a node
+ * whose instance was taken over writes nothing.
+ */
+static const struct {
+	int		 st;
+	const char	*sql;
+} store_sql_pg[] = {
+	{ ST_BEGIN, "BEGIN" },
+	{ ST_JOB_PUT, "INSERT INTO jobs (job, sched_hash, planned, paused, "
+	    "boot_id, updated_at, overdue_alerted, watch_since) VALUES (?1, ?2, "
+	    "?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (job) DO UPDATE SET "
+	    "sched_hash = ?2, planned = CASE WHEN jobs.planned IS NULL OR "
+	    "?3 > jobs.planned THEN ?3 ELSE jobs.planned END, paused = ?4, "
+	    "boot_id = ?5, updated_at = ?6, overdue_alerted = ?7, "
+	    "watch_since = ?8" },
+	{ ST_RUN_CLAIM, "UPDATE runs SET status = 'running', reason = NULL, "
+	    "detail = NULL, trigger = ?4, owner = ?5, "
+	    "lease_until = " PG_NOW " + (?6 - ?7), attempts = attempts + 1 "
+	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
+	    "AND (status IN ('pending', 'queued') OR "
+	    "(status = 'running' AND lease_until < " PG_NOW " AND "
+	    "owner IS DISTINCT FROM ?5))" },
+	{ ST_RUN_CLAIM_ID, "UPDATE runs SET status = 'running', "
+	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
+	    "exit_status = NULL, signal = NULL, trigger = ?2, "
+	    "owner = ?3, lease_until = " PG_NOW " + (?4 - ?5), "
+	    "attempts = attempts + 1 "
+	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
+	    "status = 'interrupted')" },
+	{ ST_RUN_END, "UPDATE runs SET status = ?2, reason = ?3, "
+	    "owner = NULL, lease_until = NULL, "
+	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
+	    "exit_status = ?6, signal = ?7, retry_at = ?8, detail = ?9 "
+	    "WHERE id = ?1 AND attempts = ?10" },
+	{ ST_LEASE_RENEW, "UPDATE runs SET lease_until = " PG_NOW
+	    " + (?2 - ?3) WHERE owner = ?1 AND status = 'running'" },
+	{ ST_LEASE_TAKE, "UPDATE runs SET owner = ?1, lease_until = " PG_NOW
+	    " + (?2 - ?3) WHERE status = 'running' AND owner IS DISTINCT FROM "
+	    "?1 AND left(owner, length(?4)) = ?4" },
+	{ ST_JOB_LOCK, "SELECT sched_hash, planned, paused, boot_id, "
+	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1 "
+	    "FOR UPDATE" },
+	{ ST_RUNS_EXPIRED, "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
+	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
+	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
+	    "a.cgroup, r.owner FROM runs r "
+	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	    "WHERE r.status = 'running' AND r.owner IS DISTINCT FROM ?1 AND "
+	    "r.lease_until < " PG_NOW " ORDER BY r.scheduled_at, r.id" },
+	{ ST_RUN_EXPIRE, "UPDATE runs SET status = ?3, reason = ?4, "
+	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
+	    "WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND "
+	    "lease_until < " PG_NOW },
 };
 
 struct store {
@@ -531,8 +624,13 @@ store_open_server(const char *conninfo, int readonly, char **cause)
 	if (!readonly && store_pg_migrate(s->db, &why) == -1)
 		goto fail;
 	for (i = 0; i < ST_COUNT && !readonly; i++)
-		(void)db_prepare(s->db, i == ST_BEGIN ? "BEGIN" : store_sql[i],
-		    &s->st[i]);
+		(void)db_prepare(s->db, store_sql[i], &s->st[i]);
+	for (i = 0; i < (int)(sizeof store_sql_pg / sizeof store_sql_pg[0]) &&
+	    !readonly; i++) {
+		db_finalize(s->st[store_sql_pg[i].st]);
+		(void)db_prepare(s->db, store_sql_pg[i].sql,
+		    &s->st[store_sql_pg[i].st]);
+	}
 	return s;
 
 fail:
@@ -714,11 +812,11 @@ store_checkpoint(struct store *s, int pages)
 	return db_checkpoint(s->db, pages) == 0 ? 0 : store_fail(s);
 }
 
-/* The stored state of a job: 1 found, 0 not found, -1 error. */
-int
-store_job_get(struct store *s, const char *job, struct store_job *out)
+/* Read a job's state with st (ST_JOB_GET's columns): 1, 0, -1. */
+static int
+store_job_read(struct store *s, struct db_stmt *st, const char *job,
+    struct store_job *out)
 {
-	struct db_stmt	*st = s->st[ST_JOB_GET];
 	const char	*text;
 	int		 rc;
 
@@ -731,20 +829,26 @@ store_job_get(struct store *s, const char *job, struct store_job *out)
 	if (rc == DB_ROW) {
 		text = db_column_text(st, 0);
 		out->sched_hash = text ? strtoull(text, NULL, 16) : 0;
-		out->planned = db_column_null(st, 1) ?
-		    -1 : db_column_int64(st, 1);
+		out->planned = db_column_opt(st, 1);
 		out->paused = db_column_int(st, 2);
 		text = db_column_text(st, 3);
 		(void)snprintf(out->boot_id, sizeof out->boot_id, "%s",
 		    text ? text : "");
-		out->overdue_alerted = db_column_null(st, 4) ? -1 : db_column_int64(st, 4);
-		out->watch_since = db_column_null(st, 5) ? -1 : db_column_int64(st, 5);
+		out->overdue_alerted = db_column_opt(st, 4);
+		out->watch_since = db_column_opt(st, 5);
 	}
 	db_reset(st);
 	if (rc != DB_ROW && rc != DB_DONE)
 		return store_fail(s);
 	s->busy = 0;
 	return rc == DB_ROW;
+}
+
+/* The stored state of a job: 1 found, 0 not found, -1 error. */
+int
+store_job_get(struct store *s, const char *job, struct store_job *out)
+{
+	return store_job_read(s, s->st[ST_JOB_GET], job, out);
 }
 
 /* Insert or replace the stored state of a job. */
@@ -908,7 +1012,11 @@ store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
 	return store_step_done(s, st);
 }
 
-/* Record the end of an attempt and the instance's resulting status. */
+/*
+ * Record the end of an attempt and the instance's resulting status: 0, or
+ * 1 when the instance is no longer this attempt's (a server's database:
+ * another node took it over; nothing was changed), or -1.
+ */
 int
 store_attempt_end(struct store *s, const struct store_end *e)
 {
@@ -945,7 +1053,10 @@ store_attempt_end(struct store *s, const struct store_end *e)
 	db_bind_opt(st, 7, e->signal);
 	db_bind_opt(st, 8, e->retry_at);
 	db_bind_text(st, 9, e->detail);
-	return store_step_done(s, st);
+	db_bind_int64(st, 10, e->attempt);	/* a server's: the fence */
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return db_kind(s->db) == DB_PG && db_changes(s->db) == 0 ? 1 : 0;
 }
 
 /* Record a decision about a range of instants. */
@@ -973,6 +1084,7 @@ store_lease_renew(struct store *s, const char *owner, int64_t until)
 
 	db_bind_text(st, 1, owner);
 	db_bind_int64(st, 2, until);
+	db_bind_int64(st, 3, (int64_t)time(NULL));	/* a server: its clock */
 	return store_step_done(s, st);
 }
 
@@ -984,10 +1096,17 @@ store_lease_renew(struct store *s, const char *owner, int64_t until)
 int
 store_lease_take(struct store *s, const char *owner, int64_t until)
 {
-	struct db_stmt *st = s->st[ST_LEASE_TAKE];
+	struct db_stmt	*st = s->st[ST_LEASE_TAKE];
+	const char	*colon = strrchr(owner, ':');
+	char		 node[STORE_RUN_ID_MAX];
 
+	/* A server's database: only this node's earlier runs ("NODE:"). */
+	(void)snprintf(node, sizeof node, "%.*s", colon != NULL ?
+	    (int)(colon - owner + 1) : (int)strlen(owner), owner);
 	db_bind_text(st, 1, owner);
 	db_bind_int64(st, 2, until);
+	db_bind_int64(st, 3, (int64_t)time(NULL));
+	db_bind_text(st, 4, node);
 	return store_step_done(s, st);
 }
 
@@ -1138,6 +1257,7 @@ store_run_claim_id(struct store *s, int64_t rowid, const struct store_claim *c,
 	db_bind_text(st, 2, c->trigger);
 	db_bind_text(st, 3, c->owner);
 	db_bind_int64(st, 4, c->lease_until);
+	db_bind_int64(st, 5, c->now_ms / 1000);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	if (db_changes(s->db) == 0)
@@ -1172,16 +1292,14 @@ store_run_skip(struct store *s, const struct store_claim *c)
 	return db_changes(s->db) > 0;
 }
 
-/* Call fn for every instance with a status, oldest first; 0 or -1. */
-int
-store_runs_found(struct store *s, const char *status, store_found_cb fn,
+/* Call fn for each row of st (ST_RUNS_FOUND's columns); 0 or -1. */
+static int
+store_found_rows(struct store *s, struct db_stmt *st, store_found_cb fn,
     void *arg)
 {
-	struct db_stmt		*st = s->st[ST_RUNS_FOUND];
-	struct store_found	 f;
-	int			 rc;
+	struct store_found	f;
+	int			rc;
 
-	db_bind_text(st, 1, status);
 	while ((rc = db_step(st)) == DB_ROW) {
 		f.rowid = db_column_int64(st, 0);
 		f.run_id = db_column_text(st, 1);
@@ -1191,25 +1309,102 @@ store_runs_found(struct store *s, const char *status, store_found_cb fn,
 		f.trigger = db_column_text(st, 5);
 		f.status = db_column_text(st, 6);
 		f.reason = db_column_text(st, 7);
-		f.attempt = db_column_null(st, 8) ? 0 :
-		    db_column_int(st, 8);
-		f.pid = db_column_null(st, 9) ? -1 :
-		    db_column_int64(st, 9);
-		f.pid_start = db_column_null(st, 10) ?
-		    -1 : db_column_int64(st, 10);
-		f.started_ms = db_column_null(st, 11) ?
-		    -1 : db_column_int64(st, 11);
-		f.retry_at = db_column_null(st, 12) ?
-		    -1 : db_column_int64(st, 12);
+		f.attempt = db_column_null(st, 8) ? 0 : db_column_int(st, 8);
+		f.pid = db_column_opt(st, 9);
+		f.pid_start = db_column_opt(st, 10);
+		f.started_ms = db_column_opt(st, 11);
+		f.retry_at = db_column_opt(st, 12);
 		f.invocation = db_column_text(st, 13);
 		f.boot_id = db_column_text(st, 14);
 		f.cgroup = db_column_text(st, 15);
+		f.owner = db_column_text(st, 16);
 		fn(&f, arg);
 	}
 	db_reset(st);
 	if (rc != DB_DONE)
 		return store_fail(s);
 	return 0;
+}
+
+/* Call fn for every instance with a status, oldest first; 0 or -1. */
+int
+store_runs_found(struct store *s, const char *status, store_found_cb fn,
+    void *arg)
+{
+	struct db_stmt *st = s->st[ST_RUNS_FOUND];
+
+	db_bind_text(st, 1, status);
+	return store_found_rows(s, st, fn, arg);
+}
+
+/*
+ * Call fn for every instance running under another owner's lease that
+ * has expired (its node stopped renewing it), oldest first; 0 or -1.
+ */
+int
+store_runs_expired(struct store *s, const char *owner, store_found_cb fn,
+    void *arg)
+{
+	struct db_stmt *st = s->st[ST_RUNS_EXPIRED];
+
+	db_bind_text(st, 1, owner);
+	db_bind_int64(st, 2, (int64_t)time(NULL));
+	return store_found_rows(s, st, fn, arg);
+}
+
+/*
+ * Settle an instance found by store_runs_expired, unless another node
+ * did first: status ("interrupted", to be rerun, or "abandoned"), reason
+ * and detail on the run, its attempt ended as interrupted.  1 settled
+ * here, 0 not (settled, renewed or taken meanwhile), -1.
+ */
+int
+store_run_expire(struct store *s, const struct store_found *f,
+    const char *status, const char *reason, const char *detail,
+    int64_t now_ms)
+{
+	struct db_stmt	*st = s->st[ST_RUN_EXPIRE];
+	int64_t		 n;
+
+	db_bind_int64(st, 1, f->rowid);
+	db_bind_int64(st, 2, f->attempt);
+	db_bind_text(st, 3, status);
+	db_bind_text(st, 4, reason);
+	db_bind_text(st, 5, detail);
+	db_bind_int64(st, 6, now_ms);
+	db_bind_int64(st, 7, now_ms / 1000);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	if ((n = db_changes(s->db)) == 0)
+		return 0;
+	st = s->st[ST_ATTEMPT_EXPIRE];
+	db_bind_int64(st, 1, f->rowid);
+	db_bind_int64(st, 2, f->attempt);
+	db_bind_int64(st, 3, now_ms);
+	db_bind_text(st, 4, detail);
+	return store_step_done(s, st) == -1 ? -1 : 1;
+}
+
+/*
+ * Inside the caller's transaction, take the job's row (a server's
+ * database: its lock, which serialises every node's decisions about the
+ * job) and read its state into out, and in *elsewhere how many of its
+ * instances run under another owner.  1, 0 when the job has no row, -1.
+ */
+int
+store_job_lock(struct store *s, const char *job, const char *owner,
+    struct store_job *out, int64_t *elsewhere)
+{
+	struct db_stmt	*st;
+	int		 rc;
+
+	if ((rc = store_job_read(s, s->st[ST_JOB_LOCK], job, out)) != 1)
+		return rc;
+	st = s->st[ST_JOB_ELSEWHERE];
+	db_bind_text(st, 1, job);
+	db_bind_text(st, 2, owner);
+	*elsewhere = 0;
+	return store_int64(s, st, elsewhere) == -1 ? -1 : 1;
 }
 
 /* When the job last succeeded (Unix ms), -1 if never, -2 on error. */

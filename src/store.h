@@ -111,6 +111,7 @@ struct store_found {
 	const char	*invocation;	/* of the latest attempt, or NULL */
 	const char	*boot_id;
 	const char	*cgroup;
+	const char	*owner;		/* "NODE:PID" of its lease, or NULL */
 };
 
 typedef void (*store_found_cb)(const struct store_found *, void *);
@@ -180,6 +181,12 @@ int		 store_run_failure(struct store *, const struct store_claim *,
 		     struct store_failure *);
 int		 store_run_note(struct store *, const struct store_claim *,
 		     const char *);
+int		 store_job_lock(struct store *, const char *, const char *,
+		     struct store_job *, int64_t *);
+int		 store_runs_expired(struct store *, const char *,
+		     store_found_cb, void *);
+int		 store_run_expire(struct store *, const struct store_found *,
+		     const char *, const char *, const char *, int64_t);
 
 
 #endif /* TICKD_STORE_H */

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Three tickd nodes on one PostgreSQL database, the same job files:
+# 1. a storm of every-second jobs: each instance runs exactly once (the
+#    jobs' own record and the server's rows agree) and the runs spread
+#    over the nodes;
+# 2. overlap = skip holds across nodes: never two runs of a long job
+#    alive at once, whichever nodes claim them;
+# 3. a node killed (kill -9, its job's processes with it, as when a host
+#    dies) mid-run: once its lease expires, exactly one survivor reruns
+#    the instance (recover = rerun), and says so.
+. tests/integration/lib.sh
+. tests/integration/pg.sh
+setup
+pg_start
+
+# Each job records its run id and the node that started it (the config
+# file its parent tickd was started with names the node).
+node_of='$(tr "\\0" " " </proc/$PPID/cmdline | grep -o "n[0-9].conf" | cut -c1-2)'
+t0=$(($(now) + 3))
+for j in s1 s2 s3 s4 s5; do
+	write_job $j.job <<EOF
+[$j]
+schedule = * * * * * *
+command = echo "\$TICKD_RUN_ID $node_of" >> @DIR@/storm.out
+EOF
+done
+write_job long.job <<EOF
+[long]
+schedule = * * * * * *
+overlap = skip
+command = echo "start \$(date +%s%3N) \$TICKD_RUN_ID" >> @DIR@/long.out; sleep 2.5; echo "end \$(date +%s%3N) \$TICKD_RUN_ID" >> @DIR@/long.out
+EOF
+write_job victim.job <<EOF
+[victim]
+schedule = $(at_cron $((t0 + 5)))
+recover = rerun
+command = echo "\$TICKD_RUN_ID attempt \$TICKD_ATTEMPT $node_of" >> @DIR@/victim.out; exec sleep 8
+EOF
+
+# node N: start tickd as node nN; its pid in $dir/nN.pid.
+node() {
+	cat >"$dir/$1.conf" <<EOF
+[daemon]
+node = $1
+state = $PG_DSN
+jobs_dir = jobs.d
+control = $1.sock
+timezone = UTC
+cgroup = none
+lease = 5s
+EOF
+	"$TICKD" -c "$dir/$1.conf" --log-target=stderr 2>"$dir/$1.log" &
+	echo $! >"$dir/$1.pid"
+}
+for n in n1 n2 n3; do
+	node $n
+done
+for n in n1 n2 n3; do
+	wait_for "$n ready" 20 grep -q "ready:" "$dir/$n.log"
+done
+
+# --- 1 and 2: the storm, and overlap across nodes -----------------------------------
+wait_for "the victim's start" $((15 + 5)) test -s "$dir/victim.out"
+sleep_until=$(($(now) + 3))
+while [ "$(now)" -lt "$sleep_until" ]; do sleep 0.2; done
+checks=$((checks + 1))
+[ "$(lines "$dir/storm.out")" -ge 25 ] ||
+    fail "the storm: only $(lines "$dir/storm.out") runs"
+expect_eq "the storm: no instance ran twice" \
+    "$(cut -d' ' -f1 "$dir/storm.out" | sort | uniq -d)" ""
+expect_eq "the storm: every started run is a row on the server" \
+    "$(pg_sql "SELECT count(*) FROM runs WHERE job LIKE 's_' AND
+    attempts = 1 AND status IN ('running', 'succeeded')")" \
+    "$(lines "$dir/storm.out")"
+checks=$((checks + 1))
+[ "$(cut -d' ' -f2 "$dir/storm.out" | sort -u | wc -l)" -ge 2 ] ||
+    fail "the storm ran on one node only: $(cut -d' ' -f2 "$dir/storm.out" | sort | uniq -c)"
+echo "storm: $(lines "$dir/storm.out") runs, by node: $(cut -d' ' -f2 "$dir/storm.out" | sort | uniq -c | tr '\n' ' ')"
+
+# --- 3: the victim's node dies --------------------------------------------------------
+vnode=$(awk '{print $4}' "$dir/victim.out" | head -n 1)
+vpid=$(cat "$dir/$vnode.pid")
+# The host dies: its daemon, then its job's processes (the other way
+# round, the daemon would see its job killed, and record that).
+kill -KILL "$vpid"
+pkill -KILL -x sleep -P "$(pgrep -f "exec sleep 8" | head -n 1)" 2>/dev/null
+pkill -KILL -f "^sleep 8$" 2>/dev/null
+killed=$(now)
+wait_for "a survivor reruns the victim" 30 eval '[ "$(lines "$dir/victim.out")" -ge 2 ]'
+took=$(($(now) - killed))
+echo "victim: ran on $vnode, rerun $took s after the kill (lease 5 s)"
+expect_eq "the victim: rerun once" "$(lines "$dir/victim.out")" 2
+expect_eq "the victim: attempt 2 on another node" \
+    "$(awk 'NR == 2 && $3 == 2 && $4 != "'"$vnode"'" {print "yes"}' "$dir/victim.out")" yes
+expect_eq "the victim: attempt 1 recorded interrupted, lease lost" \
+    "$(pg_sql "SELECT a.outcome FROM attempts a JOIN runs r ON a.run = r.id
+    WHERE r.job = 'victim' AND a.attempt = 1")" interrupted
+said=0
+for n in n1 n2 n3; do
+	[ "$n" = "$vnode" ] && continue
+	grep -q "job victim: run victim@.* attempt 1: its node ($vnode:" \
+	    "$dir/$n.log" && said=$((said + 1))
+done
+expect_eq "the victim: one survivor settled it, and said so" "$said" 1
+
+# overlap = skip across nodes: [start, end] of long's runs never overlap.
+expect_eq "long: never two runs at once" "$(sort -k2,2n "$dir/long.out" |
+    awk '$1 == "start" { if (open) bad = 1; open = 1 }
+    $1 == "end" { open = 0 } END { print bad ? "overlap" : "ok" }')" ok
+checks=$((checks + 1))
+[ "$(pg_sql "SELECT count(*) FROM runs WHERE job = 'long' AND
+    status = 'skipped' AND reason = 'overlap'")" -ge 2 ] ||
+    fail "long: no overlap skips recorded"
+
+for n in n1 n2 n3; do
+	kill -TERM "$(cat "$dir/$n.pid")" 2>/dev/null
+done
+done_ok
