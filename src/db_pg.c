@@ -20,9 +20,10 @@
  * when they first run, with the types of that first run's parameters
  * (int8, text, bytea, for a NULL too when the caller says which: "?1 IS
  * NULL OR job = ?1" is then text; an untyped NULL leaves the server to
- * infer it from the statement).  A statement whose parameter is bound with two types is
- * not supported.  "?N" in the SQL becomes "$N".  Results come as text;
- * bytea columns are unescaped when asked for as blobs.
+ * infer it from the statement).  A statement whose parameter is bound
+ * with two types is not supported.  "?N" in the SQL becomes "$N".
+ * Results come as text; bytea columns are unescaped when asked for as
+ * blobs.
  */
 #include <sys/types.h>
 
@@ -525,7 +526,8 @@ dbp_step(struct db_stmt *st)
 	struct db_pg_stmt	*s = PS(st);
 
 	if (s->res == NULL) {
-		if (s->rollback && d->lost_tx) {	/* rolled back already */
+		/* Rolled back with the connection already. */
+		if (s->rollback && d->lost_tx) {
 			d->lost_tx = 0;
 			d->changes = 0;
 			return DB_DONE;
