@@ -2451,3 +2451,21 @@ conf_state_lock(const struct conf *c)
 		return xasprintf("%s.node", c->control);
 	return xstrdup(c->state);
 }
+
+/*
+ * A hash of every valid job's definition (its id and normalized text, in
+ * id order): nodes sharing a database compare theirs to find one whose
+ * job files differ.
+ */
+uint64_t
+conf_defs_hash(const struct conf *c)
+{
+	uint64_t	h = CONF_HASH_INIT;
+	size_t		i;
+
+	for (i = 0; i < c->njobs; i++) {
+		h = conf_hash(h, c->jobs[i]->id);
+		h = conf_hash(h, c->jobs[i]->text);
+	}
+	return h;
+}

@@ -179,6 +179,7 @@ void		 conf_causes_free(struct conf_causes *);
 void		 job_def_free(struct job_def *);
 int		 conf_id_valid(const char *);
 char		*conf_state_lock(const struct conf *);
+uint64_t	 conf_defs_hash(const struct conf *);
 struct job_def	*conf_job_parse(struct conf *, const char *, const char *,
 		     struct conf_causes *);
 

@@ -18,13 +18,23 @@
  * the lease still being expired and the attempt unchanged, so that only
  * one does.  A rerun is an entry of the settling node's pending FIFO,
  * claimed by its row like any interrupted instance.
+ *
+ * Each scan is also the node's heartbeat (the nodes table): its clock's
+ * offset to the server's, measured there (a node further off than
+ * max_clock_skew claims nothing until it is back: its instants would not
+ * be the others'), how many runs it has, and a hash of its job
+ * definitions, compared with the other live nodes' (one whose job files
+ * differ is reported at error level).
  */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ev.h>
 
 #include "clock.h"
+#include "conf.h"
 #include "log.h"
 #include "policy.h"
 #include "server-int.h"
@@ -107,7 +117,79 @@ server_failover_one(const struct store_found *f, void *arg)
 		    f->rowid, f->scheduled_at * 1000);
 }
 
-/* Every lease / 3: settle what dead nodes left running. */
+/* The walk of server_cluster_drift. */
+struct server_drift {
+	struct server	*s;
+	const char	*hash;
+	int64_t		 now_ms;	/* the server's */
+	char		 nodes[512];	/* the live nodes whose hash differs */
+};
+
+static void
+server_drift_one(const struct store_node *n, void *arg)
+{
+	struct server_drift	*d = arg;
+	size_t			 len = strlen(d->nodes);
+
+	if (strcmp(n->node, d->s->node) == 0 || n->defs_hash == NULL ||
+	    strcmp(n->defs_hash, d->hash) == 0 ||
+	    d->now_ms - n->heartbeat_ms > d->s->conf->lease * 3000)
+		return;
+	(void)snprintf(d->nodes + len, sizeof d->nodes - len, "%s%s",
+	    len > 0 ? ", " : "", n->node);
+}
+
+/*
+ * Beat: measure this node's clock against the server's (the middle of
+ * the round trip against the server's reading), refuse to claim while
+ * it is off by more than max_clock_skew, record the node, and report the
+ * live nodes whose job definitions differ from this one's.  0 or -1.
+ */
+int
+server_cluster_beat(struct server *s)
+{
+	struct server_drift	 d;
+	char			 hash[17];
+	int64_t			 t0, t1, srv;
+
+	t0 = clock_wall_ms();
+	if (store_server_now(s->store, &srv) != 1)
+		return -1;
+	t1 = clock_wall_ms();
+	s->clock_offset_ms = (t0 + t1) / 2 - srv;
+	if (llabs(s->clock_offset_ms) > s->conf->max_clock_skew * 1000) {
+		if (!s->skewed)
+			log_err("this node's clock is %+" PRId64 " ms off the "
+			    "database server's (max_clock_skew %" PRId64 " s): "
+			    "it claims nothing until it is back within",
+			    s->clock_offset_ms, s->conf->max_clock_skew);
+		s->skewed = 1;
+	} else if (s->skewed) {
+		log_notice("this node's clock is back within %" PRId64 " s of "
+		    "the database server's (%+" PRId64 " ms): claiming again",
+		    s->conf->max_clock_skew, s->clock_offset_ms);
+		s->skewed = 0;
+	}
+	(void)snprintf(hash, sizeof hash, "%016" PRIx64,
+	    conf_defs_hash(s->conf));
+	if (store_node_put(s->store, s->node, s->owner, s->clock_offset_ms,
+	    (int64_t)s->nrunning, hash) == -1)
+		return -1;
+	memset(&d, 0, sizeof d);
+	d.s = s;
+	d.hash = hash;
+	d.now_ms = srv;
+	if (store_nodes(s->store, server_drift_one, &d) == -1)
+		return -1;
+	if (strcmp(d.nodes, s->drift) != 0 && d.nodes[0] != '\0')
+		log_err("the job definitions of node%s %s differ from this "
+		    "node's (%s): every node must have the same job files",
+		    strchr(d.nodes, ',') != NULL ? "s" : "", d.nodes, s->node);
+	(void)snprintf(s->drift, sizeof s->drift, "%s", d.nodes);
+	return 0;
+}
+
+/* Every lease / 3: beat, and settle what dead nodes left running. */
 void
 server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -117,9 +199,10 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	if (s->stopping)
 		return;
-	if (store_runs_expired(s->store, s->owner, server_failover_one,
+	if (server_cluster_beat(s) == -1 ||
+	    store_runs_expired(s->store, s->owner, server_failover_one,
 	    s) == -1) {
-		server_store_trouble(s, "failover");
+		server_store_trouble(s, "cluster");
 		return;
 	}
 	server_pump(s);

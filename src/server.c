@@ -1760,8 +1760,11 @@ server_main(const char *path, int verbose)
 	 * descriptors (t_soak counts them from READY on).
 	 */
 	server_rearm(s);
-	if (s->cluster)
+	if (s->cluster) {
+		if (server_cluster_beat(s) == -1)
+			server_store_trouble(s, "cluster");
 		ev_timer_again(s->loop, &s->cluster_w);
+	}
 
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STARTED, &lj, "ready: %zu jobs "
 	    "(%zu in error), state %s, pid %ld", s->njobs, s->conf->nbad_ids +

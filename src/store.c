@@ -109,6 +109,9 @@ enum {
 	ST_RUNS_EXPIRED,
 	ST_RUN_EXPIRE,
 	ST_ATTEMPT_EXPIRE,
+	ST_SERVER_NOW,
+	ST_NODE_PUT,
+	ST_NODES,
 	ST_COUNT
 };
 
@@ -248,6 +251,10 @@ static const char *const store_sql[ST_COUNT] = {
 	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
 	    "WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND "
 	    "lease_until < ?7",
+	/* Nothing on SQLite: the daemon's clock is the only one. */
+	[ST_SERVER_NOW] = "SELECT NULL",
+	[ST_NODE_PUT] = "SELECT NULL",
+	[ST_NODES] = "SELECT NULL, NULL, 0, NULL, 0, NULL WHERE 0",
 	[ST_ATTEMPT_EXPIRE] = "UPDATE attempts SET finished_at = ?3, "
 	    "outcome = 'interrupted', error = ?4 WHERE run = ?1 AND "
 	    "attempt = ?2 AND finished_at IS NULL",
@@ -300,6 +307,16 @@ static const struct {
 	{ ST_LEASE_TAKE, "UPDATE runs SET owner = ?1, lease_until = " PG_NOW
 	    " + (?2 - ?3) WHERE status = 'running' AND owner IS DISTINCT FROM "
 	    "?1 AND left(owner, length(?4)) = ?4" },
+	{ ST_SERVER_NOW, "SELECT CAST(floor(extract(epoch FROM "
+	    "clock_timestamp()) * 1000) AS bigint)" },
+	{ ST_NODE_PUT, "INSERT INTO nodes (node, owner, heartbeat_at, "
+	    "clock_offset_ms, running, defs_hash) VALUES (?1, ?2, "
+	    "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS "
+	    "bigint), ?3, ?4, ?5) ON CONFLICT (node) DO UPDATE SET owner = ?2, "
+	    "heartbeat_at = EXCLUDED.heartbeat_at, clock_offset_ms = ?3, "
+	    "running = ?4, defs_hash = ?5" },
+	{ ST_NODES, "SELECT node, owner, heartbeat_at, clock_offset_ms, "
+	    "running, defs_hash FROM nodes ORDER BY node" },
 	{ ST_JOB_LOCK, "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1 "
 	    "FOR UPDATE" },
@@ -1576,4 +1593,58 @@ store_run_note(struct store *s, const struct store_claim *c,
 	db_bind_int64(st, 3, c->scheduled_at);
 	db_bind_text(st, 4, detail);
 	return store_step_done(s, st);
+}
+
+/*
+ * The server's clock (Unix ms) in *ms: 1, or 0 when the database has no
+ * clock of its own (SQLite), or -1.
+ */
+int
+store_server_now(struct store *s, int64_t *ms)
+{
+	if (db_kind(s->db) != DB_PG)
+		return 0;
+	return store_int64(s, s->st[ST_SERVER_NOW], ms) == 1 ? 1 : -1;
+}
+
+/*
+ * A node's heartbeat (a server's database): its owner, its clock's
+ * offset to the server's (ms), how many runs it has, the hash of its job
+ * definitions.  0 or -1; nothing on SQLite.
+ */
+int
+store_node_put(struct store *s, const char *node, const char *owner,
+    int64_t offset_ms, int64_t running, const char *defs_hash)
+{
+	struct db_stmt *st = s->st[ST_NODE_PUT];
+
+	if (db_kind(s->db) != DB_PG)
+		return 0;
+	db_bind_text(st, 1, node);
+	db_bind_text(st, 2, owner);
+	db_bind_int64(st, 3, offset_ms);
+	db_bind_int64(st, 4, running);
+	db_bind_text(st, 5, defs_hash);
+	return store_step_done(s, st);
+}
+
+/* Call fn for each node of a server's database, by name; 0 or -1. */
+int
+store_nodes(struct store *s, store_node_cb fn, void *arg)
+{
+	struct db_stmt		*st = s->st[ST_NODES];
+	struct store_node	 n;
+	int			 rc;
+
+	while ((rc = db_step(st)) == DB_ROW) {
+		n.node = db_column_text(st, 0);
+		n.owner = db_column_text(st, 1);
+		n.heartbeat_ms = db_column_int64(st, 2);
+		n.offset_ms = db_column_int64(st, 3);
+		n.running = db_column_int64(st, 4);
+		n.defs_hash = db_column_text(st, 5);
+		fn(&n, arg);
+	}
+	db_reset(st);
+	return rc == DB_DONE ? 0 : store_fail(s);
 }

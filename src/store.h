@@ -128,6 +128,18 @@ struct store_decision {
 	int64_t		 run_rowid;	/* related run, or -1 */
 };
 
+/* A node of a server's database (the nodes table). */
+struct store_node {
+	const char	*node;
+	const char	*owner;		/* "NODE:PID" */
+	int64_t		 heartbeat_ms;	/* the server's clock */
+	int64_t		 offset_ms;	/* its clock minus the server's */
+	int64_t		 running;
+	const char	*defs_hash;
+};
+
+typedef void (*store_node_cb)(const struct store_node *, void *);
+
 struct store;
 
 int		 store_is_server(const char *);
@@ -187,6 +199,10 @@ int		 store_runs_expired(struct store *, const char *,
 		     store_found_cb, void *);
 int		 store_run_expire(struct store *, const struct store_found *,
 		     const char *, const char *, const char *, int64_t);
+int		 store_server_now(struct store *, int64_t *);
+int		 store_node_put(struct store *, const char *, const char *,
+		     int64_t, int64_t, const char *);
+int		 store_nodes(struct store *, store_node_cb, void *);
 
 
 #endif /* TICKD_STORE_H */

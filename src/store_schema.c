@@ -8,7 +8,8 @@
  * decided_at) are Unix milliseconds.
  *
  * PostgreSQL (store_schema_pg) starts at version 6 in one step, the
- * same tables in its types (bigint for every integer SQLite stores in
+ * same tables (and "nodes", which only a shared database has) in its
+ * types (bigint for every integer SQLite stores in
  * 64 bits, bytea for blobs, identity columns for rowids); from then on
  * both lists grow together, a step for each at the same version.  Its
  * version is meta's "schema_version" (PostgreSQL has no user_version).
@@ -216,6 +217,19 @@ const char *const store_schema_pg[] = {
 	"CREATE TABLE meta ("
 	"  key text PRIMARY KEY,"
 	"  value text"
+	");"
+	/*
+	 * The nodes sharing the database (PostgreSQL only): each one's
+	 * last heartbeat on the server's clock (ms), its clock's offset to
+	 * the server's, what it runs, and the hash of its job definitions.
+	 */
+	"CREATE TABLE nodes ("
+	"  node text PRIMARY KEY,"
+	"  owner text NOT NULL,"
+	"  heartbeat_at bigint NOT NULL,"
+	"  clock_offset_ms bigint,"
+	"  running integer NOT NULL DEFAULT 0,"
+	"  defs_hash text"
 	");",
 };
 

@@ -7,7 +7,9 @@
 #    alive at once, whichever nodes claim them;
 # 3. a node killed (kill -9, its job's processes with it, as when a host
 #    dies) mid-run: once its lease expires, exactly one survivor reruns
-#    the instance (recover = rerun), and says so.
+#    the instance (recover = rerun), and says so;
+# 4. a fourth node whose clock is 5 s ahead (libfaketime) claims nothing
+#    and says so; its different job files are reported by the others.
 . tests/integration/lib.sh
 . tests/integration/pg.sh
 setup
@@ -55,7 +57,22 @@ EOF
 for n in n1 n2 n3; do
 	node $n
 done
-for n in n1 n2 n3; do
+# n4: its clock 5 s ahead (libfaketime, the monotonic clock real) and a
+# job the others do not have: it claims nothing, and the others say its
+# definitions differ.
+ft=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+mkdir "$dir/jobs4.d"
+cp "$jobs"/*.job "$dir/jobs4.d/"
+printf '[extra]\nschedule = * * * * * *\ncommand = echo "$TICKD_RUN_ID n4" >> %s/storm.out\n' \
+    "$dir" >"$dir/jobs4.d/extra.job"
+node n4
+kill -KILL "$(cat "$dir/n4.pid")"
+sed -i 's|^jobs_dir = .*|jobs_dir = jobs4.d|' "$dir/n4.conf"
+LD_PRELOAD=$ft FAKETIME=+5s FAKETIME_DONT_FAKE_MONOTONIC=1 \
+    FAKETIME_NO_CACHE=1 "$TICKD" -c "$dir/n4.conf" --log-target=stderr \
+    2>"$dir/n4.log" &
+echo $! >"$dir/n4.pid"
+for n in n1 n2 n3 n4; do
 	wait_for "$n ready" 20 grep -q "ready:" "$dir/$n.log"
 done
 
@@ -76,6 +93,19 @@ checks=$((checks + 1))
 [ "$(cut -d' ' -f2 "$dir/storm.out" | sort -u | wc -l)" -ge 2 ] ||
     fail "the storm ran on one node only: $(cut -d' ' -f2 "$dir/storm.out" | sort | uniq -c)"
 echo "storm: $(lines "$dir/storm.out") runs, by node: $(cut -d' ' -f2 "$dir/storm.out" | sort | uniq -c | tr '\n' ' ')"
+
+# n4: its clock refused, its runs none, its definitions reported.
+checks=$((checks + 1))
+grep -q "error: this node's clock is +[45][0-9][0-9][0-9] ms off the database server's (max_clock_skew 2 s): it claims nothing until it is back within" \
+    "$dir/n4.log" || fail "n4 did not say its clock is off: $(cat "$dir/n4.log")"
+expect_eq "n4 ran nothing" "$(grep -c ' n4$' "$dir/storm.out")" 0
+expect_match "the nodes table: n4's offset" "$(pg_sql "SELECT node,
+    clock_offset_ms > 4000 FROM nodes ORDER BY node" | tr '\n' ' ')" \
+    "n1|f n2|f n3|f n4|t "
+checks=$((checks + 1))
+grep -q "error: the job definitions of node n4 differ from this node's (n1): every node must have the same job files" \
+    "$dir/n1.log" || fail "n1 did not report n4's definitions"
+kill -KILL "$(cat "$dir/n4.pid")"
 
 # --- 3: the victim's node dies --------------------------------------------------------
 vnode=$(awk '{print $4}' "$dir/victim.out" | head -n 1)
