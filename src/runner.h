@@ -65,6 +65,8 @@ struct run {
 	int			 timed_out;	/* stopped by its timeout */
 	int			 replaced;	/* stopped by overlap = replace */
 	int			 stopped;	/* stopped by the shutdown */
+	int			 fenced;	/* stopped: its lease could not be
+						   renewed (server-cluster.c) */
 	int			 hook;		/* an on_failure command */
 	int64_t			 hook_rowid;	/* instance it is about */
 	int			 adopted;	/* found alive after a crash */

@@ -25,6 +25,13 @@
  * be the others'), how many runs it has, and a hash of its job
  * definitions, compared with the other live nodes' (one whose job files
  * differ is reported at error level).
+ *
+ * A node that cannot renew its leases for half a lease fences itself: it
+ * stops its runs (their kill_signal, then SIGKILL within a quarter of the
+ * lease, so that they are gone before the lease runs out and another
+ * node may rerun them) and claims nothing until a renewal succeeds.  Its
+ * records of those runs say interrupted (lease_lost), or are refused if
+ * another node took them over meanwhile.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,6 +44,7 @@
 #include "conf.h"
 #include "log.h"
 #include "policy.h"
+#include "runner.h"
 #include "server-int.h"
 #include "store.h"
 
@@ -206,4 +214,44 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	}
 	server_pump(s);
+}
+
+/* A renewal succeeded: the node may claim again. */
+void
+server_cluster_renewed(struct server *s)
+{
+	s->lease_ok = clock_mono_ms();
+	if (!s->fenced)
+		return;
+	s->fenced = 0;
+	log_notice("leases renewed again: this node claims again");
+}
+
+/* A renewal failed: half a lease without one fences the node (the top). */
+void
+server_cluster_unrenewed(struct server *s)
+{
+	struct log_job	 lj = LOG_JOB_INIT;
+	struct run	*r;
+	int64_t		 since = clock_mono_ms() - s->lease_ok;
+	double		 grace;
+	size_t		 i;
+
+	if (s->fenced || since < s->conf->lease * 1000 / 2)
+		return;
+	s->fenced = 1;
+	log_job(LOG_ERR, LOG_EV_NONE, &lj, "leases not renewed for %" PRId64
+	    " ms (lease %" PRId64 " s): this node stops its %zu runs before "
+	    "their leases expire, and claims nothing until the database "
+	    "answers", since, s->conf->lease, s->nrunning);
+	for (i = 0; i < s->njobs; i++) {
+		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job) {
+			if (r->fenced)
+				continue;
+			r->fenced = 1;
+			grace = r->kill_grace < (double)s->conf->lease / 4 ?
+			    r->kill_grace : (double)s->conf->lease / 4;
+			runner_stop(r, r->kill_signal, grace);
+		}
+	}
 }

@@ -133,6 +133,8 @@ struct server {
 	char			  node[64];	/* [daemon] node, or the host */
 	int			  cluster;	/* a server's database, shared */
 	int			  skewed;	/* clock off the server's: no claims */
+	int			  fenced;	/* leases not renewed: no claims */
+	int64_t			  lease_ok;	/* mono ms of the last renewal */
 	int64_t			  clock_offset_ms; /* ours minus the server's */
 	char			  drift[512];	/* nodes whose jobs differ */
 	char			  machine_id[80];
@@ -309,6 +311,8 @@ void	server_cluster_cb(struct ev_loop *, ev_timer *, int);
 int	server_cluster_job(struct server *, struct sjob *, int64_t *);
 int	server_cluster_ours(const struct server *, const char *);
 int	server_cluster_beat(struct server *);
+void	server_cluster_renewed(struct server *);
+void	server_cluster_unrenewed(struct server *);
 void	server_log_causes(const struct conf *, const struct conf_causes *);
 void	server_log_warnings(const struct conf *);
 void	server_log_ignored(struct server *);

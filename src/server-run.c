@@ -174,8 +174,10 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	j->runs = r;
 	j->nruns++;
 	j->skips = 0;
-	if (s->nrunning++ == 0)		/* leases need renewing from now */
+	if (s->nrunning++ == 0) {	/* leases need renewing from now */
+		s->lease_ok = clock_mono_ms();
 		ev_timer_again(s->loop, &s->lease_w);
+	}
 	server_timeout_arm(s, r, (double)d->timeout, (double)d->timeout);
 
 	w = server_wq_add(s, WQ_STARTED);
@@ -292,6 +294,16 @@ server_classify(struct server *s, const struct run *r,
 		o->signal = WTERMSIG(st);
 		(void)snprintf(o->why, sizeof o->why, "signal %d, %s",
 		    o->signal, strsignal(o->signal));
+	}
+	if (r->fenced) {	/* rerun or abandoned, as by a failover */
+		const struct sjob *j = r->owner;
+
+		o->status = j != NULL && j->def != NULL &&
+		    j->def->recover == POLICY_RECOVER_RERUN ?
+		    "interrupted" : "abandoned";
+		o->outcome = "interrupted";
+		o->reason = "lease_lost";
+		return;
 	}
 	if (r->replaced || r->stopped || s->stopping) {
 		o->status = o->outcome = "terminated";
@@ -515,7 +527,7 @@ server_run_end(struct server *s, struct run *r, int linked)
 	 * their cgroup goes once it is empty.
 	 */
 	runner_log_job(r, &lj);
-	if (r->timed_out || r->replaced || r->stopped)
+	if (r->timed_out || r->replaced || r->stopped || r->fenced)
 		runner_sweep(r);
 	else
 		runner_release(r);
@@ -600,6 +612,11 @@ server_run_end(struct server *s, struct run *r, int linked)
 		    "after %" PRId64 " ms", r->job, r->run_id, r->attempt,
 		    r->timed_out && o.failed ? "timed out" : o.status, o.why,
 		    lj.duration_ms);
+	/* Stopped for its lease (server-cluster.c): rerun as if failed over. */
+	if (r->fenced && strcmp(o.status, "interrupted") == 0)
+		server_pend_add(s, j, r->scheduled_at,
+		    store_run_origin(r->run_id), "recover", r->rowid,
+		    r->scheduled_at * 1000);
 	if (retry_at != -1) {
 		char when[RFC3339_BUFSZ];
 

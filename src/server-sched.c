@@ -1233,8 +1233,8 @@ server_dispatch(struct server *s)
 	if (s->stopping)
 		return;
 	s->armed_ms = SERVER_UNARMED;	/* a wake-up may have fired */
-	/* A clock off the server's decides nothing (server-cluster.c). */
-	if (s->skewed) {
+	/* Off the server's clock, or fenced: nothing (server-cluster.c). */
+	if (s->skewed || s->fenced) {
 		if (!ev_is_active(&s->retry_w)) {
 			ev_timer_set(&s->retry_w, SERVER_RETRY, 0);
 			ev_timer_start(s->loop, &s->retry_w);
@@ -1397,7 +1397,7 @@ server_pump_pass(struct server *s)
 	size_t			  n = 0, nblocked = 0, room, i, k;
 	int			  rc, more, wrote;
 
-	if (s->stopping || s->pend == NULL || s->skewed)
+	if (s->stopping || s->pend == NULL || s->skewed || s->fenced)
 		goto out;
 	room = server_room(s, s->nrunning + s->nheld);
 	for (p = s->pend; p != NULL && n < room; p = p->next) {

@@ -1037,8 +1037,12 @@ server_lease_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	if (store_lease_renew(s->store, s->owner, clock_wall_ms() / 1000 +
-	    s->conf->lease) == -1)
+	    s->conf->lease) == -1) {
 		log_warn("store: renewing leases: %s", store_error(s->store));
+		if (s->cluster)
+			server_cluster_unrenewed(s);
+	} else if (s->cluster)
+		server_cluster_renewed(s);
 }
 
 void
