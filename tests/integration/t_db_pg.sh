@@ -9,12 +9,13 @@ setup
 pg_start
 
 checks=$((checks + 1))
-out=$(TICKD_TEST_PG=$PG_DSN TICKD_TEST_PG_RESTART="$(pg_restart_cmd)" \
+out=$(TICKD_TEST_PG=$PG_DSN TICKD_TEST_PG_LOCAL=1 \
+    TICKD_TEST_PG_RESTART="$(pg_restart_cmd)" \
     TICKD_TEST_PG_STOP="$(pg_signal_cmd STOP)" \
     TICKD_TEST_PG_CONT="$(pg_signal_cmd CONT)" \
     "$B/tests/test_db" 2>&1) ||
     fail "test_db on PostgreSQL: $out"
-printf '%s\n' "$out" | grep 'a silent server'
+printf '%s\n' "$out" | grep -E 'a silent server|a stopped|then:|a restart'
 expect_match "test_db ran on PostgreSQL" "$(printf '%s\n' "$out" | tail -n 1)" \
     "* checks, 0 failed"
 expect_eq "the schema's version" "$(pg_sql "SELECT value FROM meta
