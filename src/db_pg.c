@@ -188,20 +188,21 @@ pg_notice(void *arg, const char *msg)
 }
 
 /*
- * Connect, within the deadline: 0, or -1 busy with the error set.
+ * Connect, by end (monotonic ms: the deadline of the call that needs the
+ * connection, which its statement then shares): 0, or -1 busy with the
+ * error set.
  *
  * One wait libpq keeps for itself: it resolves a host name with
  * getaddrinfo(3), which blocks, inside PQconnectPoll.  A server named by
  * a Unix socket directory or an address (hostaddr=) costs no lookup.
  */
 static int
-pg_connect(struct db_pg *d)
+pg_connect(struct db_pg *d, int64_t end)
 {
 	static const char *const keys[] = { "dbname",
 	    "fallback_application_name", NULL };
 	const char			*vals[] = { d->conninfo, "tickd", NULL };
 	PostgresPollingStatusType	 st = PGRES_POLLING_WRITING;
-	int64_t				 end = pg_now_ms() + d->deadline_ms;
 	char				 srv[256];
 
 	/* dbname expanded: conninfo is a whole connection string or URI. */
@@ -379,9 +380,12 @@ pg_closed(PGconn *c)
 	return 0;
 }
 
-/* A connection to use now: 0, or -1 (busy, or a transaction was lost). */
+/*
+ * A connection to use now, made by end if need be: 0, or -1 (busy, or a
+ * transaction was lost).
+ */
 static int
-pg_ready(struct db_pg *d)
+pg_ready(struct db_pg *d, int64_t end)
 {
 	if (d->conn != NULL && (PQstatus(d->conn) == CONNECTION_BAD ||
 	    pg_closed(d->conn)))
@@ -389,7 +393,7 @@ pg_ready(struct db_pg *d)
 	if (d->lost_tx)
 		return pg_fail(d, 1, "the connection to the server was "
 		    "lost during the transaction: it was rolled back");
-	return d->conn != NULL ? 0 : pg_connect(d);
+	return d->conn != NULL ? 0 : pg_connect(d, end);
 }
 
 static void
@@ -621,7 +625,7 @@ pg_run(struct db_pg *d, struct db_pg_stmt *s)
 	int64_t		 end = pg_now_ms() + d->deadline_ms;
 	PGresult	*res;
 
-	if (pg_ready(d) == -1)
+	if (pg_ready(d, end) == -1)
 		return -1;
 	if (s->gen != d->gen) {
 		if (!PQsendPrepare(d->conn, s->name, s->sql, s->nparams,
@@ -738,7 +742,7 @@ dbp_exec(struct db *db, const char *sql)
 		d->lost_tx = 0;
 		return 0;
 	}
-	if (pg_ready(d) == -1)
+	if (pg_ready(d, end) == -1)
 		return -1;
 	if (!PQsendQuery(d->conn, sql)) {
 		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
@@ -816,7 +820,7 @@ db_pg_open(const char *conninfo, int deadline_ms, char **cause)
 	d->base.ops = &db_pg_ops;
 	d->conninfo = xstrdup(conninfo);
 	d->deadline_ms = deadline_ms;
-	if (pg_connect(d) == -1) {
+	if (pg_connect(d, pg_now_ms() + deadline_ms) == -1) {
 		*cause = xstrdup(d->err);
 		dbp_close(&d->base);
 		return NULL;
