@@ -121,13 +121,21 @@ pg_now_ms(void)
 static int
 pg_fail(struct db_pg *d, int busy, const char *msg)
 {
-	char *p;
+	const char	*p;
+	char		*o;
 
 	d->busy = busy;
 	(void)snprintf(d->err, sizeof d->err, "%s", msg != NULL ? msg : "?");
-	for (p = d->err; *p != '\0'; p++)
-		if (*p == '\n')
-			*p = *(p + 1) == '\0' ? '\0' : ' ';
+	/* libpq's "\n\t" continuation lines become one space. */
+	for (p = o = d->err; *p != '\0'; p++) {
+		if (*p == '\n') {
+			p += strspn(p + 1, "\t ");
+			if (p[1] != '\0')
+				*o++ = ' ';
+		} else
+			*o++ = *p;
+	}
+	*o = '\0';
 	return -1;
 }
 

@@ -407,6 +407,89 @@ out:
 	db_close(db);
 }
 
+/* Step st (one integer parameter); the result, *ms the time it took. */
+static int
+timed_step(struct db_stmt *st, int64_t *ms)
+{
+	int64_t	t0 = mono_ms();
+	int	rc;
+
+	db_bind_int64(st, 1, -1);
+	rc = db_step(st);
+	*ms = mono_ms() - t0;
+	db_reset(st);
+	if (rc == -1)
+		(void)printf("  (step: %s)\n", db_errmsg(st->db));
+	return rc;
+}
+
+/*
+ * Through a TCP proxy (TICKD_TEST_PG_PROXY, a conninfo; _BLACKHOLE, _CUT,
+ * _RESTORE: commands that make it forward nothing, reset every
+ * connection, forward again), with a 500 ms deadline: a partition costs a
+ * call its deadline (and a connect too), a reset fails the call at once,
+ * and once the link is back the next call reconnects.
+ */
+static void
+test_pg_proxy(const char *pg)
+{
+	const char	*hole = getenv("TICKD_TEST_PG_BLACKHOLE");
+	const char	*cut = getenv("TICKD_TEST_PG_CUT");
+	const char	*restore = getenv("TICKD_TEST_PG_RESTORE");
+	struct db	*db;
+	struct db_stmt	*st = NULL;
+	char		*cause = NULL;
+	int64_t		 ms;
+
+	T_RUN("postgresql: through a proxy");
+	if (hole == NULL || cut == NULL || restore == NULL) {
+		(void)printf("  TICKD_TEST_PG_BLACKHOLE, _CUT, _RESTORE not "
+		    "set\n");
+		T_TRUE(0);
+		return;
+	}
+	if ((db = db_pg_open(pg, 500, &cause)) == NULL) {
+		(void)printf("  %s\n", cause);
+		free(cause);
+		T_TRUE(0);
+		return;
+	}
+	T_EQ_INT(db_prepare(db, "SELECT count(*) FROM pg_class WHERE "
+	    "relpages > ?1", &st), 0);
+	if (st == NULL)
+		goto out;
+	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+
+	T_EQ_INT(system(hole), 0);
+	T_EQ_INT(timed_step(st, &ms), -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(ms >= 450 && ms < 3000);
+	(void)printf("  blackholed: the step gave up after %lld ms: %s\n",
+	    (long long)ms, db_errmsg(db));
+	T_EQ_INT(timed_step(st, &ms), -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(ms >= 450 && ms < 3000);
+	(void)printf("  blackholed: the reconnect gave up after %lld ms: %s\n",
+	    (long long)ms, db_errmsg(db));
+	T_EQ_INT(system(restore), 0);
+	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+	(void)printf("  restored: reconnected, prepared and answered in %lld "
+	    "ms\n", (long long)ms);
+
+	T_EQ_INT(system(cut), 0);
+	T_EQ_INT(timed_step(st, &ms), -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(ms < 3000);
+	(void)printf("  cut: the step failed after %lld ms: %s\n",
+	    (long long)ms, db_errmsg(db));
+	T_EQ_INT(system(restore), 0);
+	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+	(void)printf("  restored: answered in %lld ms\n", (long long)ms);
+out:
+	db_finalize(st);
+	db_close(db);
+}
+
 static void
 test_store(const char *state, const char *name, const char *restart)
 {
@@ -559,6 +642,8 @@ main(void)
 		db_close(db);
 		if (getenv("TICKD_TEST_PG_LOCAL") != NULL)
 			test_pg_faults(pg);
+		if (getenv("TICKD_TEST_PG_PROXY") != NULL)
+			test_pg_proxy(getenv("TICKD_TEST_PG_PROXY"));
 		test_store(pg, "postgresql: store",
 		    getenv("TICKD_TEST_PG_RESTART"));
 	} else
