@@ -2,28 +2,47 @@
  * db_pg.c -- the PostgreSQL backend of db.h, on libpq's asynchronous API.
  *
  * The daemon's loop must not stall on a slow or unreachable server, so no
- * call here waits for it longer than the connection's deadline: connects
- * go through PQconnectStart/PQconnectPoll, statements through PQsend* and
+ * call here waits for it longer than the connection's deadline (in total,
+ * for every round trip the call makes): connects go through
+ * PQconnectStartParams/PQconnectPoll, statements through PQsend* and
  * poll(2) on the socket until the deadline.  A deadline passed, or a lost
- * connection, fails the call as busy (the caller retries later) and drops
- * the connection: PQcancel would wait on a connection of its own to the
- * same silent server, and a dropped connection ends the server's work on
- * it as surely (the server rolls back what was open).  The next call
- * connects again.
+ * connection (CONNECTION_BAD, SQLSTATE class 08), fails the call as busy
+ * (the caller retries later) and drops the connection.
  *
- * A transaction open when its connection was lost is gone with it: until
- * the caller rolls it back (ROLLBACK, which then succeeds without a
- * server), every call fails, so that no statement of that transaction
- * runs on a new connection as if it were the same one.
+ * Dropped, not cancelled: PQcancel connects to the server anew and waits
+ * for it without a bound (libpq 15 has no asynchronous cancel; 17's
+ * PQcancelStart would do), which is the very wait the deadline forbids
+ * when the server or the link is what went silent.  Closing the socket
+ * ends the server's work as surely, if later: the backend rolls back what
+ * was open when it next reads the socket or its keepalives find the peer
+ * gone (the server's tcp_keepalives_* and
+ * idle_in_transaction_session_timeout bound that; a role's settings).
+ *
+ * The next call connects again.  A connection the server closed while it
+ * was idle (a restart) is seen before anything is sent and replaced
+ * within the same call; a transaction open when its connection was lost
+ * is gone with it: until the caller rolls it back (a ROLLBACK, which then
+ * succeeds without the server), every call fails as busy and
+ * db_in_transaction says 1, so that no statement of that transaction runs
+ * on a new connection as if it were the same one.
  *
  * Statements are prepared on the server once per connection ("t%u"),
- * when they first run, with the types of that first run's parameters
- * (int8, text, bytea, for a NULL too when the caller says which: "?1 IS
- * NULL OR job = ?1" is then text; an untyped NULL leaves the server to
- * infer it from the statement).  A statement whose parameter is bound
- * with two types is not supported.  "?N" in the SQL becomes "$N".
- * Results come as text; bytea columns are unescaped when asked for as
- * blobs.
+ * when they first run, with the types of that first run's parameters:
+ * int8, text, bytea, and for a NULL the type the caller gives (db_bind_opt
+ * int8, db_bind_text text: "?1 IS NULL OR job = ?1" is then text); an
+ * untyped NULL (db_bind_null) leaves the server to infer the type from
+ * the statement, and fails where it cannot.  The types stay those of the
+ * first run, on every later connection too: a parameter bound as an
+ * integer once and as text later is sent as text for an int8 parameter,
+ * which the server parses (an error if it is not a number).  "?N" in the
+ * SQL becomes "$N" (not inside '...', "..." or comments; $$-quoted text
+ * is not recognised).  Results come as text: integers are parsed,
+ * booleans read 1 or 0, bytea columns unescaped when asked for as blobs.
+ *
+ * A finalized statement stays prepared on the server until its connection
+ * ends (libpq 15 has no asynchronous close of one; DEALLOCATE would cost
+ * a round trip): the store prepares its statements once, so the server
+ * keeps a bounded set.
  */
 #include <sys/types.h>
 
@@ -62,6 +81,12 @@ struct db_pg {
 	char		 err[512];
 };
 
+/* A bytea column's value unescaped (PQunescapeBytea's, freed by us). */
+struct pg_blob {
+	unsigned char	*p;
+	size_t		 len;
+};
+
 struct db_pg_stmt {
 	struct db_stmt	 base;
 	char		*sql;		/* with $N */
@@ -73,8 +98,10 @@ struct db_pg_stmt {
 	int		 fmts[PG_PARAMS_MAX];
 	unsigned int	 types[PG_PARAMS_MAX];
 	PGresult	*res;		/* NULL: not run since the reset */
-	int		 row, nrows;
-	unsigned char	*blob;		/* the last column_blob's bytes */
+	int		 row, nrows, ncols;
+	struct pg_blob	*blobs;		/* column_blob's bytes in this row,
+					   one per column: all stay valid
+					   until the next step or reset */
 	int		 rollback;	/* a ROLLBACK (not ROLLBACK TO) */
 };
 
@@ -94,13 +121,21 @@ pg_now_ms(void)
 static int
 pg_fail(struct db_pg *d, int busy, const char *msg)
 {
-	char *p;
+	const char	*p;
+	char		*o;
 
 	d->busy = busy;
 	(void)snprintf(d->err, sizeof d->err, "%s", msg != NULL ? msg : "?");
-	for (p = d->err; *p != '\0'; p++)
-		if (*p == '\n')
-			*p = *(p + 1) == '\0' ? '\0' : ' ';
+	/* libpq's "\n\t" continuation lines become one space. */
+	for (p = o = d->err; *p != '\0'; p++) {
+		if (*p == '\n') {
+			p += strspn(p + 1, "\t ");
+			if (p[1] != '\0')
+				*o++ = ' ';
+		} else
+			*o++ = *p;
+	}
+	*o = '\0';
 	return -1;
 }
 
@@ -160,15 +195,26 @@ pg_notice(void *arg, const char *msg)
 	(void)msg;
 }
 
-/* Connect, within the deadline: 0, or -1 busy with the error set. */
+/*
+ * Connect, by end (monotonic ms: the deadline of the call that needs the
+ * connection, which its statement then shares): 0, or -1 busy with the
+ * error set.
+ *
+ * One wait libpq keeps for itself: it resolves a host name with
+ * getaddrinfo(3), which blocks, inside PQconnectPoll.  A server named by
+ * a Unix socket directory or an address (hostaddr=) costs no lookup.
+ */
 static int
-pg_connect(struct db_pg *d)
+pg_connect(struct db_pg *d, int64_t end)
 {
-	PostgresPollingStatusType	st = PGRES_POLLING_WRITING;
-	int64_t				end = pg_now_ms() + d->deadline_ms;
-	char				srv[256];
+	static const char *const keys[] = { "dbname",
+	    "fallback_application_name", NULL };
+	const char			*vals[] = { d->conninfo, "tickd", NULL };
+	PostgresPollingStatusType	 st = PGRES_POLLING_WRITING;
+	char				 srv[256];
 
-	if ((d->conn = PQconnectStart(d->conninfo)) == NULL)
+	/* dbname expanded: conninfo is a whole connection string or URI. */
+	if ((d->conn = PQconnectStartParams(keys, vals, 1)) == NULL)
 		return pg_fail(d, 1, "out of memory");
 	if (PQstatus(d->conn) == CONNECTION_BAD)
 		goto bad;
@@ -182,8 +228,8 @@ pg_connect(struct db_pg *d)
 			d->conn = NULL;
 			(void)pg_fail(d, 1, srv);
 			(void)snprintf(d->err + strlen(d->err), sizeof d->err -
-			    strlen(d->err), ": no connection within %d ms",
-			    d->deadline_ms);
+			    strlen(d->err), ": the server did not answer the "
+			    "connection within %d ms", d->deadline_ms);
 			return -1;
 		}
 		st = PQconnectPoll(d->conn);
@@ -211,6 +257,7 @@ static PGresult *
 pg_results(struct db_pg *d, int64_t end)
 {
 	PGresult	*res, *keep = NULL;
+	char		 srv[256];
 	int		 rc;
 
 	while ((rc = PQflush(d->conn)) == 1)
@@ -243,9 +290,10 @@ pg_results(struct db_pg *d, int64_t end)
 lost:
 	PQclear(keep);
 	if (pg_now_ms() >= end) {
+		pg_server(d->conn, srv, sizeof srv);
 		d->busy = 1;
-		(void)snprintf(d->err, sizeof d->err, "the server did not "
-		    "answer within %d ms", d->deadline_ms);
+		(void)snprintf(d->err, sizeof d->err, "%s: the server did not "
+		    "answer within %d ms", srv, d->deadline_ms);
 	} else
 		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
 	pg_drop(d);
@@ -312,17 +360,48 @@ pg_answer(struct db_pg *d, int64_t end)
 	return res;
 }
 
-/* A connection to use now: 0, or -1 (busy, or a transaction was lost). */
+/*
+ * Whether the server closed an idle connection (a restart, an idle
+ * timeout, a backend terminated): it then sent its FATAL and EOF, which
+ * wait unread in the socket.  Seen before anything is sent, a new
+ * connection can take over without the caller seeing a failure: nothing
+ * of its call reached the server.  A poll without waiting, then reading
+ * what is there.
+ */
 static int
-pg_ready(struct db_pg *d)
+pg_closed(PGconn *c)
 {
-	if (d->lost_tx) {
+	struct pollfd	pfd;
+	int		i;
+
+	/* The FATAL is read first, EOF by a later read: a few rounds. */
+	for (i = 0; i < 4; i++) {
+		pfd.fd = PQsocket(c);
+		pfd.events = POLLIN;
+		if (pfd.fd == -1)
+			return 1;
+		if (poll(&pfd, 1, 0) <= 0)
+			return 0;
+		if (PQconsumeInput(c) == 0 || PQstatus(c) == CONNECTION_BAD)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A connection to use now, made by end if need be: 0, or -1 (busy, or a
+ * transaction was lost).
+ */
+static int
+pg_ready(struct db_pg *d, int64_t end)
+{
+	if (d->conn != NULL && (PQstatus(d->conn) == CONNECTION_BAD ||
+	    pg_closed(d->conn)))
+		pg_drop(d);	/* in a transaction: lost (lost_tx) */
+	if (d->lost_tx)
 		return pg_fail(d, 1, "the connection to the server was "
 		    "lost during the transaction: it was rolled back");
-	}
-	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_BAD)
-		pg_drop(d);
-	return d->conn != NULL ? 0 : pg_connect(d);
+	return d->conn != NULL ? 0 : pg_connect(d, end);
 }
 
 static void
@@ -357,6 +436,16 @@ pg_rewrite(const char *sql, int *nparams)
 		} else if (p[0] == '-' && p[1] == '-') {
 			while (*p != '\0' && *p != '\n')
 				*o++ = *p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			/* Not nested, as SQLite reads them. */
+			*o++ = *p++;
+			*o++ = *p++;
+			while (*p != '\0' && !(p[0] == '*' && p[1] == '/'))
+				*o++ = *p++;
+			if (*p != '\0') {
+				*o++ = *p++;
+				*o++ = *p++;
+			}
 		} else if (*p == '?' && p[1] >= '1' && p[1] <= '9') {
 			*o++ = '$';
 			p++;
@@ -368,6 +457,28 @@ pg_rewrite(const char *sql, int *nparams)
 	}
 	*o = '\0';
 	return out;
+}
+
+/*
+ * Whether sql is a ROLLBACK of the whole transaction (not ROLLBACK TO a
+ * savepoint): the one statement a lost transaction still answers.
+ */
+static int
+pg_is_rollback(const char *sql)
+{
+	const char *p = sql + strspn(sql, " \t\n");
+
+	if (strncasecmp(p, "ROLLBACK", 8) != 0)
+		return 0;
+	p += 8;
+	if (*p != '\0' && strchr(" \t\n;", *p) == NULL)
+		return 0;	/* ROLLBACKX */
+	p += strspn(p, " \t\n");
+	if (strncasecmp(p, "WORK", 4) == 0 ||
+	    strncasecmp(p, "TRANSACTION", 11) == 0)
+		p += strcspn(p, " \t\n;");
+	p += strspn(p, " \t\n;");
+	return *p == '\0';
 }
 
 static int
@@ -391,8 +502,7 @@ dbp_prepare(struct db *db, const char *sql, struct db_stmt **out)
 	(void)snprintf(s->name, sizeof s->name, "t%u", ++d->nstmt);
 	w = sql + strspn(sql, " \t\n");
 	s->base.writes = strncasecmp(w, "SELECT", 6) != 0;
-	s->rollback = strncasecmp(w, "ROLLBACK", 8) == 0 &&
-	    strncasecmp(w, "ROLLBACK TO", 11) != 0;
+	s->rollback = pg_is_rollback(sql);
 	*out = &s->base;
 	return 0;
 }
@@ -409,15 +519,29 @@ pg_unbind(struct db_pg_stmt *s)
 	}
 }
 
+/* Free the bytes column_blob gave out for the current row. */
+static void
+pg_blobs_free(struct db_pg_stmt *s)
+{
+	int i;
+
+	for (i = 0; s->blobs != NULL && i < s->ncols; i++) {
+		PQfreemem(s->blobs[i].p);
+		s->blobs[i].p = NULL;
+	}
+}
+
 static void
 dbp_reset(struct db_stmt *st)
 {
 	struct db_pg_stmt *s = PS(st);
 
+	pg_blobs_free(s);
+	free(s->blobs);
+	s->blobs = NULL;
+	s->ncols = 0;
 	PQclear(s->res);
 	s->res = NULL;
-	PQfreemem(s->blob);
-	s->blob = NULL;
 	pg_unbind(s);
 }
 
@@ -482,15 +606,34 @@ dbp_bind_null(struct db_stmt *st, int i, enum db_type type)
 	pg_bind(PS(st), i, NULL, 0, 0, oid[type]);
 }
 
+/*
+ * Note the rows res changed, as SQLite's changes() counts them: only an
+ * INSERT, UPDATE, DELETE or MERGE sets the count (PQcmdTuples also counts
+ * a SELECT's rows, which would hide the last change from the caller).
+ */
+static void
+pg_changes(struct db_pg *d, PGresult *res)
+{
+	static const char *const tags[] = { "INSERT ", "UPDATE ", "DELETE ",
+	    "MERGE " };
+	const char	*tag = PQcmdStatus(res), *n = PQcmdTuples(res);
+	size_t		 i;
+
+	for (i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		if (strncmp(tag, tags[i], strlen(tags[i])) == 0) {
+			d->changes = *n != '\0' ? strtoll(n, NULL, 10) : 0;
+			return;
+		}
+}
+
 /* Run the statement (preparing it on this connection first): 0 or -1. */
 static int
 pg_run(struct db_pg *d, struct db_pg_stmt *s)
 {
 	int64_t		 end = pg_now_ms() + d->deadline_ms;
 	PGresult	*res;
-	const char	*n;
 
-	if (pg_ready(d) == -1)
+	if (pg_ready(d, end) == -1)
 		return -1;
 	if (s->gen != d->gen) {
 		if (!PQsendPrepare(d->conn, s->name, s->sql, s->nparams,
@@ -506,10 +649,11 @@ pg_run(struct db_pg *d, struct db_pg_stmt *s)
 		goto lost;
 	if ((res = pg_answer(d, end)) == NULL)
 		return -1;
-	n = PQcmdTuples(res);
-	d->changes = n != NULL && *n != '\0' ? strtoll(n, NULL, 10) : 0;
+	pg_changes(d, res);
 	s->res = res;
 	s->nrows = PQntuples(res);
+	s->ncols = PQnfields(res);
+	s->blobs = xcalloc(s->ncols > 0 ? s->ncols : 1, sizeof *s->blobs);
 	s->row = -1;
 	return 0;
 
@@ -535,8 +679,7 @@ dbp_step(struct db_stmt *st)
 		if (pg_run(d, s) == -1)
 			return -1;
 	}
-	PQfreemem(s->blob);
-	s->blob = NULL;
+	pg_blobs_free(s);
 	return ++s->row < s->nrows ? DB_ROW : DB_DONE;
 }
 
@@ -581,12 +724,14 @@ dbp_column_blob(struct db_stmt *st, int i, size_t *len)
 	struct db_pg_stmt *s = PS(st);
 
 	*len = 0;
-	if (dbp_column_null(st, i))
+	if (dbp_column_null(st, i) || i < 0 || i >= s->ncols)
 		return NULL;
-	PQfreemem(s->blob);
-	s->blob = PQunescapeBytea((const unsigned char *)PQgetvalue(s->res,
-	    s->row, i), len);
-	return s->blob;
+	/* Asked twice in one row: the same bytes again, not a second copy. */
+	if (s->blobs[i].p == NULL)
+		s->blobs[i].p = PQunescapeBytea((const unsigned char *)
+		    PQgetvalue(s->res, s->row, i), &s->blobs[i].len);
+	*len = s->blobs[i].p != NULL ? s->blobs[i].len : 0;
+	return s->blobs[i].p;
 }
 
 static int64_t
@@ -601,13 +746,12 @@ dbp_exec(struct db *db, const char *sql)
 	struct db_pg	*d = PG(db);
 	int64_t		 end = pg_now_ms() + d->deadline_ms;
 	PGresult	*res;
-	const char	*w = sql + strspn(sql, " \t\n");
 
-	if (d->lost_tx && strcasecmp(w, "ROLLBACK") == 0) {
+	if (d->lost_tx && pg_is_rollback(sql)) {
 		d->lost_tx = 0;
 		return 0;
 	}
-	if (pg_ready(d) == -1)
+	if (pg_ready(d, end) == -1)
 		return -1;
 	if (!PQsendQuery(d->conn, sql)) {
 		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
@@ -616,6 +760,7 @@ dbp_exec(struct db *db, const char *sql)
 	}
 	if ((res = pg_answer(d, end)) == NULL)
 		return -1;
+	pg_changes(d, res);
 	PQclear(res);
 	return 0;
 }
@@ -625,8 +770,10 @@ dbp_in_transaction(struct db *db)
 {
 	struct db_pg *d = PG(db);
 
+	/* INERROR too: a failed statement left it open, to roll back. */
 	return d->lost_tx || (d->conn != NULL &&
-	    PQtransactionStatus(d->conn) != PQTRANS_IDLE);
+	    (PQtransactionStatus(d->conn) == PQTRANS_INTRANS ||
+	    PQtransactionStatus(d->conn) == PQTRANS_INERROR));
 }
 
 static const char *
@@ -682,7 +829,7 @@ db_pg_open(const char *conninfo, int deadline_ms, char **cause)
 	d->base.ops = &db_pg_ops;
 	d->conninfo = xstrdup(conninfo);
 	d->deadline_ms = deadline_ms;
-	if (pg_connect(d) == -1) {
+	if (pg_connect(d, pg_now_ms() + deadline_ms) == -1) {
 		*cause = xstrdup(d->err);
 		dbp_close(&d->base);
 		return NULL;
@@ -711,11 +858,15 @@ db_pg_conninfo_check(const char *conninfo, char **cause)
 	char			*why = NULL;
 	int			 rc = 0;
 
+	/*
+	 * libpq's reason quotes the text it stumbled on, which may be a
+	 * password ("password=a b" is 'missing "=" after "b"'): not shown.
+	 */
 	if ((opts = PQconninfoParse(conninfo, &why)) == NULL) {
-		*cause = xasprintf("not a PostgreSQL connection string: %s",
-		    why != NULL ? why : "out of memory");
+		*cause = xstrdup(why == NULL ? "out of memory" : "not a "
+		    "PostgreSQL connection string or URI (libpq cannot parse "
+		    "it; its reason is not shown: it may quote a password)");
 		PQfreemem(why);
-		(*cause)[strcspn(*cause, "\n")] = '\0';
 		return -1;
 	}
 	for (o = opts; o->keyword != NULL; o++) {

@@ -454,9 +454,12 @@ cleanup() {
 		kill -KILL "$tickd_pid" 2>/dev/null
 		wait "$tickd_pid" 2>/dev/null
 	fi
+	# A test's PostgreSQL server (pg.sh) is stopped before the processes
+	# left in $dir are killed: its postmaster's command line names $dir,
+	# and a killed postmaster leaves its shared memory behind.
+	command -v pg_cleanup >/dev/null && pg_cleanup
 	[ -n "${dir:-}" ] && kill_groups
 	cg_kill_all
-	command -v pg_cleanup >/dev/null && pg_cleanup
 	if [ "$_rc" -ne 0 ] && [ -s "${log:-/nonexistent}" ]; then
 		echo "--- last 50 lines of $log:" >&2
 		tail -n 50 "$log" | cut -c 1-300 >&2

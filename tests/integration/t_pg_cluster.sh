@@ -11,7 +11,7 @@
 # 4. a fourth node whose clock is 5 s ahead (libfaketime) claims nothing
 #    and says so; its different job files are reported by the others.
 . tests/integration/lib.sh
-. tests/integration/pg.sh
+. tests/pg.sh
 setup
 pg_start
 

@@ -4,7 +4,7 @@
 # second tickd on the same control socket is refused by the node's lock;
 # a password in the connection string is refused at --check.
 . tests/integration/lib.sh
-. tests/integration/pg.sh
+. tests/pg.sh
 setup
 pg_start
 write_conf "state = $PG_DSN"

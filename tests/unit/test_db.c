@@ -16,7 +16,10 @@
  * TICKD_TEST_PG_STOP and _CONT (commands that stop and continue the
  * server's processes), a silent server costs a call its deadline only.
  */
+#include <sys/types.h>
+
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +137,45 @@ test_values(struct db *db, const char *name)
 	db_bind_int64(sel, 1, 1);
 	T_EQ_INT(db_step(sel), DB_ROW);
 	db_reset(sel);
+	/* Two blobs of one row, both valid until the next step. */
+	db_finalize(ins);
+	ins = NULL;
+	T_EQ_INT(db_prepare(db, "SELECT b, b FROM v WHERE k = 0", &ins), 0);
+	if (ins != NULL && db_step(ins) == DB_ROW) {
+		const void	*b0, *b1;
+		size_t		 l0, l1;
+
+		b0 = db_column_blob(ins, 0, &l0);
+		b1 = db_column_blob(ins, 1, &l1);
+		T_TRUE(b0 != NULL && b1 != NULL && l0 == 4 && l1 == 4 &&
+		    memcmp(b0, rows[0].b, 4) == 0 &&
+		    memcmp(b1, rows[0].b, 4) == 0);
+	} else
+		T_TRUE(0);
+	db_reset(ins);
+	/*
+	 * changes(): from db_exec too, and a SELECT between does not
+	 * change it (SQLite's rule).
+	 */
+	T_EQ_INT(run(db, "UPDATE v SET t = t WHERE k < 3"), 0);
+	T_EQ_INT(db_changes(db), 3);
+	db_bind_int64(sel, 1, 0);
+	T_EQ_INT(db_step(sel), DB_ROW);
+	db_reset(sel);
+	T_EQ_INT(db_changes(db), 3);
+	/* "?N" left alone in literals and comments; a boolean as 1 or 0. */
+	db_finalize(ins);
+	ins = NULL;
+	T_EQ_INT(db_prepare(db, "SELECT '?1' || ?1 /* ?2 */, -- ?3\n"
+	    " ?2 = 7, \"k\" FROM v WHERE k = 0", &ins), 0);
+	if (ins != NULL) {
+		db_bind_text(ins, 1, "x");
+		db_bind_int64(ins, 2, 7);
+		T_EQ_INT(db_step(ins), DB_ROW);
+		T_EQ_STR(db_column_text(ins, 0), "?1x");
+		T_EQ_INT(db_column_int64(ins, 1), 1);
+		db_reset(ins);
+	}
 	/* A count as the store reads one. */
 	db_finalize(ins);
 	ins = NULL;
@@ -168,6 +210,284 @@ mono_ms(void)
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One integer from sql: the value, or -1 (the failure printed). */
+static int64_t
+one_int(struct db *db, const char *sql)
+{
+	struct db_stmt	*st = NULL;
+	int64_t		 v = -1;
+
+	if (db_prepare(db, sql, &st) == 0 && db_step(st) == DB_ROW)
+		v = db_column_int64(st, 0);
+	else
+		(void)printf("  %s: %s\n", sql, db_errmsg(db));
+	db_finalize(st);
+	return v;
+}
+
+/*
+ * A connection string is never quoted back: a password in it is refused,
+ * and one libpq cannot parse is not echoed.  No server needed.
+ */
+static void
+test_pg_conninfo(void)
+{
+	struct db	*db;
+	char		*cause = NULL;
+
+	T_RUN("postgresql: conninfo not shown");
+	db = db_pg_open("host=/nonexistent password=s3cret", 500, &cause);
+	T_TRUE(db == NULL && cause != NULL && strstr(cause, "s3cret") == NULL);
+	free(cause);
+	cause = NULL;
+	db = db_pg_open("host=/nonexistent password=s3 cr3t", 500, &cause);
+	T_TRUE(db == NULL && cause != NULL && strstr(cause, "cr3t") == NULL);
+	free(cause);
+	cause = NULL;
+	db = db_pg_open("postgresql://u@/nonexistent-db-name?host=/nonexistent",
+	    500, &cause);
+	T_TRUE(db == NULL && cause != NULL);
+	free(cause);
+}
+
+/*
+ * A silent or restarted server, seen through one connection with a 500
+ * ms deadline (TICKD_TEST_PG_LOCAL: the server runs here, and this
+ * process may stop its backend; TICKD_TEST_PG_RESTART, _STOP, _CONT:
+ * commands that restart the server, stop and continue all its processes).
+ */
+static void
+test_pg_faults(const char *pg)
+{
+	const char	*restart = getenv("TICKD_TEST_PG_RESTART");
+	const char	*stop = getenv("TICKD_TEST_PG_STOP");
+	const char	*cont = getenv("TICKD_TEST_PG_CONT");
+	struct db	*db;
+	struct db_stmt	*st = NULL;
+	char		*cause = NULL;
+	int64_t		 pid, t0, ms;
+	int		 rc;
+
+	T_RUN("postgresql: faults");
+	if ((db = db_pg_open(pg, 5000, &cause)) == NULL) {
+		(void)printf("  %s\n", cause);
+		free(cause);
+		T_TRUE(0);
+		return;
+	}
+	db_pg_set_deadline(db, 500);
+	T_EQ_INT(run(db, "CREATE TABLE f (k bigint PRIMARY KEY)"), 0);
+	T_EQ_INT(db_prepare(db, "SELECT count(*) FROM f WHERE k > ?1", &st),
+	    0);
+	if (st == NULL)
+		goto out;
+	db_bind_int64(st, 1, -1);
+	T_EQ_INT(db_step(st), DB_ROW);
+	db_reset(st);
+
+	/* Our backend stopped: the step gives up at its deadline. */
+	pid = one_int(db, "SELECT pg_backend_pid()");
+	T_TRUE(pid > 0);
+	if (pid <= 0)
+		goto out;
+	T_EQ_INT(kill((pid_t)pid, SIGSTOP), 0);
+	db_bind_int64(st, 1, -1);
+	t0 = mono_ms();
+	rc = db_step(st);
+	ms = mono_ms() - t0;
+	db_reset(st);
+	T_EQ_INT(rc, -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(strstr(db_errmsg(db), "did not answer within 500 ms") != NULL);
+	T_TRUE(ms >= 450 && ms < 3000);
+	(void)printf("  a stopped backend: the step gave up after %lld ms "
+	    "(deadline 500): %s\n", (long long)ms, db_errmsg(db));
+	T_EQ_INT(kill((pid_t)pid, SIGCONT), 0);
+	/* The next call connects again and prepares again. */
+	db_bind_int64(st, 1, -1);
+	t0 = mono_ms();
+	rc = db_step(st);
+	ms = mono_ms() - t0;
+	T_EQ_INT(rc, DB_ROW);
+	T_EQ_INT(db_column_int64(st, 0), 0);
+	db_reset(st);
+	(void)printf("  then: reconnected, prepared and answered in %lld ms\n",
+	    (long long)ms);
+	T_TRUE(one_int(db, "SELECT pg_backend_pid()") != pid);
+
+	/*
+	 * The same inside a transaction: it is lost with its connection;
+	 * every call fails (busy) until the caller rolls back, and nothing
+	 * of it was committed.
+	 */
+	pid = one_int(db, "SELECT pg_backend_pid()");
+	T_EQ_INT(run(db, "BEGIN"), 0);
+	T_EQ_INT(run(db, "INSERT INTO f VALUES (1)"), 0);
+	T_EQ_INT(kill((pid_t)pid, SIGSTOP), 0);
+	db_bind_int64(st, 1, -1);
+	T_EQ_INT(db_step(st), -1);
+	db_reset(st);
+	T_EQ_INT(db_busy(db), 1);
+	T_EQ_INT(db_in_transaction(db), 1);
+	T_EQ_INT(kill((pid_t)pid, SIGCONT), 0);
+	db_bind_int64(st, 1, -1);
+	T_EQ_INT(db_step(st), -1);	/* not on a new connection */
+	db_reset(st);
+	T_EQ_INT(db_busy(db), 1);
+	T_EQ_INT(db_exec(db, "COMMIT"), -1);
+	T_EQ_INT(db_in_transaction(db), 1);
+	T_EQ_INT(db_exec(db, "ROLLBACK"), 0);
+	T_EQ_INT(db_in_transaction(db), 0);
+	T_EQ_INT(one_int(db, "SELECT count(*) FROM f"), 0);
+
+	if (restart != NULL) {
+		/*
+		 * Restarted between two calls, no transaction open: the
+		 * closed connection is seen before anything is sent, and
+		 * the call runs on a new one (or fails busy; then the next
+		 * works).
+		 */
+		T_EQ_INT(system(restart), 0);
+		db_bind_int64(st, 1, -1);
+		t0 = mono_ms();
+		rc = db_step(st);
+		ms = mono_ms() - t0;
+		db_reset(st);
+		if (rc == -1)
+			T_EQ_INT(db_busy(db), 1);
+		(void)printf("  a restart between two calls: the next %s in "
+		    "%lld ms%s%s\n", rc == DB_ROW ? "reconnected and answered"
+		    : "failed", (long long)ms, rc == -1 ? ": " : "",
+		    rc == -1 ? db_errmsg(db) : "");
+		db_bind_int64(st, 1, -1);
+		T_EQ_INT(db_step(st), DB_ROW);
+		db_reset(st);
+		/* Restarted inside a transaction: lost, until rolled back. */
+		T_EQ_INT(run(db, "BEGIN"), 0);
+		T_EQ_INT(run(db, "INSERT INTO f VALUES (2)"), 0);
+		T_EQ_INT(system(restart), 0);
+		T_EQ_INT(db_exec(db, "INSERT INTO f VALUES (3)"), -1);
+		T_EQ_INT(db_busy(db), 1);
+		T_EQ_INT(db_in_transaction(db), 1);
+		T_EQ_INT(db_exec(db, "ROLLBACK"), 0);
+		T_EQ_INT(db_in_transaction(db), 0);
+		T_EQ_INT(one_int(db, "SELECT count(*) FROM f"), 0);
+	}
+	if (stop != NULL && cont != NULL) {
+		/*
+		 * The whole server stopped: the step gives up at its
+		 * deadline, and so does the connect of the next call (the
+		 * socket accepts; no one answers).
+		 */
+		T_EQ_INT(system(stop), 0);
+		db_bind_int64(st, 1, -1);
+		T_EQ_INT(db_step(st), -1);
+		db_reset(st);
+		T_EQ_INT(db_busy(db), 1);
+		db_bind_int64(st, 1, -1);
+		t0 = mono_ms();
+		rc = db_step(st);
+		ms = mono_ms() - t0;
+		db_reset(st);
+		T_EQ_INT(rc, -1);
+		T_EQ_INT(db_busy(db), 1);
+		T_TRUE(ms >= 450 && ms < 3000);
+		(void)printf("  a stopped server: the connect gave up after "
+		    "%lld ms: %s\n", (long long)ms, db_errmsg(db));
+		T_EQ_INT(system(cont), 0);
+		db_bind_int64(st, 1, -1);
+		T_EQ_INT(db_step(st), DB_ROW);
+		db_reset(st);
+	}
+out:
+	db_finalize(st);
+	(void)db_exec(db, "DROP TABLE IF EXISTS f");
+	db_close(db);
+}
+
+/* Step st (one integer parameter); the result, *ms the time it took. */
+static int
+timed_step(struct db_stmt *st, int64_t *ms)
+{
+	int64_t	t0 = mono_ms();
+	int	rc;
+
+	db_bind_int64(st, 1, -1);
+	rc = db_step(st);
+	*ms = mono_ms() - t0;
+	db_reset(st);
+	if (rc == -1)
+		(void)printf("  (step: %s)\n", db_errmsg(st->db));
+	return rc;
+}
+
+/*
+ * Through a TCP proxy (TICKD_TEST_PG_PROXY, a conninfo; _BLACKHOLE, _CUT,
+ * _RESTORE: commands that make it forward nothing, reset every
+ * connection, forward again), with a 500 ms deadline: a partition costs a
+ * call its deadline (and a connect too), a reset fails the call at once,
+ * and once the link is back the next call reconnects.
+ */
+static void
+test_pg_proxy(const char *pg)
+{
+	const char	*hole = getenv("TICKD_TEST_PG_BLACKHOLE");
+	const char	*cut = getenv("TICKD_TEST_PG_CUT");
+	const char	*restore = getenv("TICKD_TEST_PG_RESTORE");
+	struct db	*db;
+	struct db_stmt	*st = NULL;
+	char		*cause = NULL;
+	int64_t		 ms;
+
+	T_RUN("postgresql: through a proxy");
+	if (hole == NULL || cut == NULL || restore == NULL) {
+		(void)printf("  TICKD_TEST_PG_BLACKHOLE, _CUT, _RESTORE not "
+		    "set\n");
+		T_TRUE(0);
+		return;
+	}
+	if ((db = db_pg_open(pg, 500, &cause)) == NULL) {
+		(void)printf("  %s\n", cause);
+		free(cause);
+		T_TRUE(0);
+		return;
+	}
+	T_EQ_INT(db_prepare(db, "SELECT count(*) FROM pg_class WHERE "
+	    "relpages > ?1", &st), 0);
+	if (st == NULL)
+		goto out;
+	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+
+	T_EQ_INT(system(hole), 0);
+	T_EQ_INT(timed_step(st, &ms), -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(ms >= 450 && ms < 3000);
+	(void)printf("  blackholed: the step gave up after %lld ms: %s\n",
+	    (long long)ms, db_errmsg(db));
+	T_EQ_INT(timed_step(st, &ms), -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(ms >= 450 && ms < 3000);
+	(void)printf("  blackholed: the reconnect gave up after %lld ms: %s\n",
+	    (long long)ms, db_errmsg(db));
+	T_EQ_INT(system(restore), 0);
+	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+	(void)printf("  restored: reconnected, prepared and answered in %lld "
+	    "ms\n", (long long)ms);
+
+	T_EQ_INT(system(cut), 0);
+	T_EQ_INT(timed_step(st, &ms), -1);
+	T_EQ_INT(db_busy(db), 1);
+	T_TRUE(ms < 3000);
+	(void)printf("  cut: the step failed after %lld ms: %s\n",
+	    (long long)ms, db_errmsg(db));
+	T_EQ_INT(system(restore), 0);
+	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+	(void)printf("  restored: answered in %lld ms\n", (long long)ms);
+out:
+	db_finalize(st);
+	db_close(db);
 }
 
 static void
@@ -307,6 +627,7 @@ main(void)
 	db_close(db);
 	(void)snprintf(path, sizeof path, "%s/store.db", tmpdir);
 	test_store(path, "sqlite: store", NULL);
+	test_pg_conninfo();
 	if (pg != NULL && *pg != '\0') {
 		if ((db = db_pg_open(pg, 5000, &why)) == NULL) {
 			(void)printf("postgresql: %s\n", why);
@@ -319,6 +640,10 @@ main(void)
 		test_values(db, "postgresql: values");
 		T_EQ_INT(run(db, "DROP TABLE v"), 0);
 		db_close(db);
+		if (getenv("TICKD_TEST_PG_LOCAL") != NULL)
+			test_pg_faults(pg);
+		if (getenv("TICKD_TEST_PG_PROXY") != NULL)
+			test_pg_proxy(getenv("TICKD_TEST_PG_PROXY"));
 		test_store(pg, "postgresql: store",
 		    getenv("TICKD_TEST_PG_RESTART"));
 	} else
