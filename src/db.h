@@ -20,7 +20,10 @@
  *
  * Failures: -1, with db_errmsg giving the engine's message and db_busy
  * saying whether it was another process's lock or a deadline (the caller
- * retries later; nothing was changed by the failed call).
+ * retries later).  On SQLite a failed call changed nothing.  On a server,
+ * a write or COMMIT that failed busy (the deadline passed, the connection
+ * was lost after it was sent) may have been applied: the store's writes
+ * are made so that doing one again is harmless (store.c).
  */
 #ifndef TICKD_DB_H
 #define TICKD_DB_H

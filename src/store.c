@@ -269,7 +269,12 @@ static const char *const store_sql[ST_COUNT] = {
  * lease as a duration the server adds to its clock (the node's "until"
  * minus the node's "now"), a job's cursor that never moves back, and
  * every write that ends an attempt fenced by the attempt's number: a node
- * whose instance was taken over writes nothing.
+ * whose instance was taken over writes nothing.  A claim also takes an
+ * instance running under this very owner: the daemon claims only what it
+ * does not run, so that is a claim of its own whose COMMIT failed as far
+ * as it could tell (the server stopped answering after it was sent) but
+ * was applied; without this, the instance would stay "running" under a
+ * lease the node keeps renewing, and never run.
  */
 static const struct {
 	int		 st;
@@ -287,16 +292,15 @@ static const struct {
 	    "detail = NULL, trigger = ?4, owner = ?5, "
 	    "lease_until = " PG_NOW " + (?6 - ?7), attempts = attempts + 1 "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
-	    "AND (status IN ('pending', 'queued') OR "
-	    "(status = 'running' AND lease_until < " PG_NOW " AND "
-	    "owner IS DISTINCT FROM ?5))" },
+	    "AND (status IN ('pending', 'queued') OR owner = ?5 OR "
+	    "(status = 'running' AND lease_until < " PG_NOW "))" },
 	{ ST_RUN_CLAIM_ID, "UPDATE runs SET status = 'running', "
 	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
 	    "exit_status = NULL, signal = NULL, trigger = ?2, "
 	    "owner = ?3, lease_until = " PG_NOW " + (?4 - ?5), "
 	    "attempts = attempts + 1 "
 	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
-	    "status = 'interrupted')" },
+	    "status = 'interrupted' OR (status = 'running' AND owner = ?3))" },
 	{ ST_RUN_END, "UPDATE runs SET status = ?2, reason = ?3, "
 	    "owner = NULL, lease_until = NULL, "
 	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
