@@ -77,6 +77,7 @@ struct db_pg {
 	int		 lost_tx;	/* a transaction died with its
 					   connection: only ROLLBACK works */
 	int		 busy;
+	int64_t		 quiet_until;	/* monotonic ms: no connect before */
 	int64_t		 changes;
 	char		 err[512];
 };
@@ -401,7 +402,24 @@ pg_ready(struct db_pg *d, int64_t end)
 	if (d->lost_tx)
 		return pg_fail(d, 1, "the connection to the server was "
 		    "lost during the transaction: it was rolled back");
-	return d->conn != NULL ? 0 : pg_connect(d, end);
+	if (d->conn != NULL)
+		return 0;
+	/*
+	 * A connect that failed is not tried again for a deadline: a loop
+	 * whose every call waited a deadline for a server that does not
+	 * answer would be late by a deadline per call, and a node's own
+	 * timers (the lease's fence) with it.  Meanwhile, calls fail busy
+	 * with that failure's message.
+	 */
+	if (pg_now_ms() < d->quiet_until) {
+		d->busy = 1;
+		return -1;
+	}
+	if (pg_connect(d, end) == -1) {
+		d->quiet_until = pg_now_ms() + d->deadline_ms;
+		return -1;
+	}
+	return 0;
 }
 
 static void

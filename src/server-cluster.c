@@ -89,11 +89,14 @@ server_cluster_ours(const struct server *s, const char *owner)
 	    owner[n] == ':';
 }
 
-/* Settle an instance whose node's lease expired (see the top). */
+/*
+ * Settle an instance that runs under no live node: one whose node's
+ * lease expired (see the top), or with ours set one of this daemon's
+ * whose claim it does not know (server_ghost_one).
+ */
 static void
-server_failover_one(const struct store_found *f, void *arg)
+server_settle(struct server *s, const struct store_found *f, int ours)
 {
-	struct server	*s = arg;
 	struct sjob	*j = server_job(s, f->job);
 	struct log_job	 lj = LOG_JOB_INIT;
 	char		 detail[256];
@@ -101,12 +104,17 @@ server_failover_one(const struct store_found *f, void *arg)
 
 	rerun = j != NULL && j->def != NULL &&
 	    j->def->recover == POLICY_RECOVER_RERUN;
-	(void)snprintf(detail, sizeof detail, "its node (%s) stopped renewing "
-	    "its lease, and a process on another host cannot be followed",
-	    f->owner != NULL ? f->owner : "?");
-	rc = store_run_expire(s->store, f, rerun ? "interrupted" :
-	    "abandoned", j == NULL ? "removed" : "lease_lost", detail,
-	    clock_wall_ms());
+	if (ours)
+		(void)snprintf(detail, sizeof detail, "its claim was committed "
+		    "though the server did not answer the commit in time: "
+		    "no process started");
+	else
+		(void)snprintf(detail, sizeof detail, "its node (%s) stopped "
+		    "renewing its lease, and a process on another host cannot "
+		    "be followed", f->owner != NULL ? f->owner : "?");
+	rc = store_run_expire(s->store, f, ours ? s->owner : NULL, rerun ?
+	    "interrupted" : "abandoned", j == NULL ? "removed" : "lease_lost",
+	    detail, clock_wall_ms());
 	if (rc == -1) {
 		server_store_trouble(s, "failover");
 		return;
@@ -123,6 +131,54 @@ server_failover_one(const struct store_found *f, void *arg)
 	if (rerun)
 		server_pend_add(s, j, f->scheduled_at, f->origin, "recover",
 		    f->rowid, f->scheduled_at * 1000);
+}
+
+static void
+server_failover_one(const struct store_found *f, void *arg)
+{
+	server_settle(arg, f, 0);
+}
+
+/* Whether this daemon knows the instance at rowid: running, or waiting. */
+static int
+server_knows(const struct server *s, int64_t rowid)
+{
+	const struct pending	*p;
+	const struct run	*r;
+	size_t			 i;
+
+	for (i = 0; i < s->njobs; i++)
+		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job)
+			if (r->rowid == rowid)
+				return 1;
+	for (i = 0; i < s->ngone; i++)
+		for (r = s->gone[i]->runs; r != NULL; r = r->next_in_job)
+			if (r->rowid == rowid)
+				return 1;
+	for (p = s->pend; p != NULL; p = p->next)
+		if (p->rowid == rowid || (p->claim &&
+		    p->claimed.rowid == rowid))
+			return 1;
+	for (p = s->held; p != NULL; p = p->next)
+		if (p->claim && p->claimed.rowid == rowid)
+			return 1;
+	return 0;
+}
+
+/*
+ * A row running under this daemon's own lease that it does not know: a
+ * claim whose COMMIT failed as far as the daemon could tell (the server
+ * stopped answering after it was sent) but was applied.  Its process was
+ * never started; unsettled, it would stay running under a lease this
+ * daemon renews, and never run.
+ */
+static void
+server_ghost_one(const struct store_found *f, void *arg)
+{
+	struct server *s = arg;
+
+	if (!server_knows(s, f->rowid))
+		server_settle(s, f, 1);
 }
 
 /* The walk of server_cluster_drift. */
@@ -178,6 +234,12 @@ server_cluster_beat(struct server *s)
 		    s->conf->max_clock_skew, s->clock_offset_ms);
 		s->skewed = 0;
 	}
+	/* Fenced, its runs gone, and the database answers: claim again. */
+	if (s->fenced && s->nrunning == 0) {
+		s->fenced = 0;
+		log_notice("the database answers again: this node claims "
+		    "again");
+	}
 	(void)snprintf(hash, sizeof hash, "%016" PRIx64,
 	    conf_defs_hash(s->conf));
 	if (store_node_put(s->store, s->node, s->owner, s->clock_offset_ms,
@@ -197,7 +259,10 @@ server_cluster_beat(struct server *s)
 	return 0;
 }
 
-/* Every lease / 3: beat, and settle what dead nodes left running. */
+/*
+ * Every lease / 3: beat, settle what dead nodes left running, and what
+ * this daemon claimed without knowing it.
+ */
 void
 server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -209,6 +274,7 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	if (server_cluster_beat(s) == -1 ||
 	    store_runs_expired(s->store, s->owner, server_failover_one,
+	    s) == -1 || store_runs_owned(s->store, s->owner, server_ghost_one,
 	    s) == -1) {
 		server_store_trouble(s, "cluster");
 		return;
@@ -216,34 +282,46 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	server_pump(s);
 }
 
-/* A renewal succeeded: the node may claim again. */
+/*
+ * A renewal succeeded (or the first run started, under its claim's
+ * lease): the node may claim again, and fences itself if half a lease
+ * passes without another (server_cluster_fence_cb).
+ */
 void
 server_cluster_renewed(struct server *s)
 {
 	s->lease_ok = clock_mono_ms();
+	ev_timer_stop(s->loop, &s->fence_w);
+	if (s->nrunning > 0) {
+		ev_timer_set(&s->fence_w, (double)s->conf->lease / 2, 0);
+		ev_timer_start(s->loop, &s->fence_w);
+	}
 	if (!s->fenced)
 		return;
 	s->fenced = 0;
 	log_notice("leases renewed again: this node claims again");
 }
 
-/* A renewal failed: half a lease without one fences the node (the top). */
+/* Half a lease without a renewal: fence the node (see the top). */
 void
-server_cluster_unrenewed(struct server *s)
+server_cluster_fence_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
+	struct server	*s = w->data;
 	struct log_job	 lj = LOG_JOB_INIT;
 	struct run	*r;
-	int64_t		 since = clock_mono_ms() - s->lease_ok;
 	double		 grace;
 	size_t		 i;
 
-	if (s->fenced || since < s->conf->lease * 1000 / 2)
+	(void)loop;
+	(void)revents;
+	if (s->fenced || s->nrunning == 0)
 		return;
 	s->fenced = 1;
 	log_job(LOG_ERR, LOG_EV_NONE, &lj, "leases not renewed for %" PRId64
 	    " ms (lease %" PRId64 " s): this node stops its %zu runs before "
 	    "their leases expire, and claims nothing until the database "
-	    "answers", since, s->conf->lease, s->nrunning);
+	    "answers", clock_mono_ms() - s->lease_ok, s->conf->lease,
+	    s->nrunning);
 	for (i = 0; i < s->njobs; i++) {
 		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job) {
 			if (r->fenced)

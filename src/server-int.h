@@ -179,6 +179,7 @@ struct server {
 	ev_timer		  pend_w;	/* earliest not_before, throttle */
 	ev_timer		  lease_w;
 	ev_timer		  cluster_w;	/* failover scan, with nodes */
+	ev_timer		  fence_w;	/* half a lease unrenewed */
 	ev_timer		  watchdog_w;
 	ev_timer		  kill_w;
 	ev_io			  clock_w;
@@ -312,7 +313,7 @@ int	server_cluster_job(struct server *, struct sjob *, int64_t *);
 int	server_cluster_ours(const struct server *, const char *);
 int	server_cluster_beat(struct server *);
 void	server_cluster_renewed(struct server *);
-void	server_cluster_unrenewed(struct server *);
+void	server_cluster_fence_cb(struct ev_loop *, ev_timer *, int);
 void	server_log_causes(const struct conf *, const struct conf_causes *);
 void	server_log_warnings(const struct conf *);
 void	server_log_ignored(struct server *);

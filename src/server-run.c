@@ -175,8 +175,9 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	j->nruns++;
 	j->skips = 0;
 	if (s->nrunning++ == 0) {	/* leases need renewing from now */
-		s->lease_ok = clock_mono_ms();
 		ev_timer_again(s->loop, &s->lease_w);
+		if (s->cluster)
+			server_cluster_renewed(s);
 	}
 	server_timeout_arm(s, r, (double)d->timeout, (double)d->timeout);
 
@@ -517,8 +518,10 @@ server_run_end(struct server *s, struct run *r, int linked)
 	}
 	if (linked) {
 		server_run_unlink(j, r);
-		if (--s->nrunning == 0)	/* idle: no wake-ups at all */
+		if (--s->nrunning == 0) {	/* idle: no wake-ups at all */
 			ev_timer_stop(s->loop, &s->lease_w);
+			ev_timer_stop(s->loop, &s->fence_w);
+		}
 	}
 	server_classify(s, r, &o);
 	/*

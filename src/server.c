@@ -1037,11 +1037,9 @@ server_lease_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	if (store_lease_renew(s->store, s->owner, clock_wall_ms() / 1000 +
-	    s->conf->lease) == -1) {
+	    s->conf->lease) == -1)
 		log_warn("store: renewing leases: %s", store_error(s->store));
-		if (s->cluster)
-			server_cluster_unrenewed(s);
-	} else if (s->cluster)
+	else if (s->cluster)
 		server_cluster_renewed(s);
 }
 
@@ -1472,8 +1470,10 @@ server_watchers(struct server *s)
 	ev_timer_init(&s->retry_w, server_retry_cb, SERVER_RETRY, 0);
 	ev_timer_init(&s->pend_w, server_pend_cb, 1, 0);
 	ev_timer_init(&s->kill_w, server_kill_cb, SERVER_KILL_GRACE, 0);
+	/* With nodes, a renewal that fails must leave time to fence. */
 	ev_timer_init(&s->lease_w, server_lease_cb, 0,
-	    (double)s->conf->lease / 3);
+	    (double)s->conf->lease / (s->cluster ? 4 : 3));
+	ev_timer_init(&s->fence_w, server_cluster_fence_cb, 0, 0);
 	ev_timer_init(&s->cluster_w, server_cluster_cb, 0,
 	    (double)s->conf->lease / 3);
 	ev_signal_init(&s->term_w, server_signal_cb, SIGTERM);
@@ -1483,7 +1483,7 @@ server_watchers(struct server *s)
 	ev_prepare_init(&s->flush_w, server_flush_cb);
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
-	s->cluster_w.data = s;
+	s->cluster_w.data = s->fence_w.data = s;
 	s->hup_w.data = s->chld_w.data = s->flush_w.data = s;
 	s->watchdog_w.data = s->clock_w.data = s->pend_w.data = s;
 	ev_signal_start(s->loop, &s->term_w);

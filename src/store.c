@@ -112,6 +112,8 @@ enum {
 	ST_SERVER_NOW,
 	ST_NODE_PUT,
 	ST_NODES,
+	ST_RUNS_OWNED,
+	ST_RUN_GHOST,
 	ST_COUNT
 };
 
@@ -251,6 +253,16 @@ static const char *const store_sql[ST_COUNT] = {
 	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
 	    "WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND "
 	    "lease_until < ?7",
+	[ST_RUNS_OWNED] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
+	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
+	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
+	    "a.cgroup, r.owner FROM runs r "
+	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	    "WHERE r.status = 'running' AND r.owner = ?1",
+	[ST_RUN_GHOST] = "UPDATE runs SET status = ?3, reason = ?4, "
+	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
+	    "WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND "
+	    "owner = ?7",
 	/* Nothing on SQLite: the daemon's clock is the only one. */
 	[ST_SERVER_NOW] = "SELECT NULL",
 	[ST_NODE_PUT] = "SELECT NULL",
@@ -269,12 +281,7 @@ static const char *const store_sql[ST_COUNT] = {
  * lease as a duration the server adds to its clock (the node's "until"
  * minus the node's "now"), a job's cursor that never moves back, and
  * every write that ends an attempt fenced by the attempt's number: a node
- * whose instance was taken over writes nothing.  A claim also takes an
- * instance running under this very owner: the daemon claims only what it
- * does not run, so that is a claim of its own whose COMMIT failed as far
- * as it could tell (the server stopped answering after it was sent) but
- * was applied; without this, the instance would stay "running" under a
- * lease the node keeps renewing, and never run.
+ * whose instance was taken over writes nothing.
  */
 static const struct {
 	int		 st;
@@ -292,15 +299,16 @@ static const struct {
 	    "detail = NULL, trigger = ?4, owner = ?5, "
 	    "lease_until = " PG_NOW " + (?6 - ?7), attempts = attempts + 1 "
 	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
-	    "AND (status IN ('pending', 'queued') OR owner = ?5 OR "
-	    "(status = 'running' AND lease_until < " PG_NOW "))" },
+	    "AND (status IN ('pending', 'queued') OR "
+	    "(status = 'running' AND lease_until < " PG_NOW " AND "
+	    "owner IS DISTINCT FROM ?5))" },
 	{ ST_RUN_CLAIM_ID, "UPDATE runs SET status = 'running', "
 	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
 	    "exit_status = NULL, signal = NULL, trigger = ?2, "
 	    "owner = ?3, lease_until = " PG_NOW " + (?4 - ?5), "
 	    "attempts = attempts + 1 "
 	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
-	    "status = 'interrupted' OR (status = 'running' AND owner = ?3))" },
+	    "status = 'interrupted')" },
 	{ ST_RUN_END, "UPDATE runs SET status = ?2, reason = ?3, "
 	    "owner = NULL, lease_until = NULL, "
 	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
@@ -1373,16 +1381,29 @@ store_runs_expired(struct store *s, const char *owner, store_found_cb fn,
 	return store_found_rows(s, st, fn, arg);
 }
 
+/* Call fn for every instance running under owner's lease; 0 or -1. */
+int
+store_runs_owned(struct store *s, const char *owner, store_found_cb fn,
+    void *arg)
+{
+	struct db_stmt *st = s->st[ST_RUNS_OWNED];
+
+	db_bind_text(st, 1, owner);
+	return store_found_rows(s, st, fn, arg);
+}
+
 /*
  * Settle an instance found by store_runs_expired, unless another node
  * did first: status ("interrupted", to be rerun, or "abandoned"), reason
- * and detail on the run, its attempt ended as interrupted.  1 settled
- * here, 0 not (settled, renewed or taken meanwhile), -1.
+ * and detail on the run, its attempt ended as interrupted.  With owner,
+ * an instance of that owner's, whatever its lease (one whose claim the
+ * owner does not know: store_runs_owned).  1 settled here, 0 not
+ * (settled, renewed or taken meanwhile), -1.
  */
 int
 store_run_expire(struct store *s, const struct store_found *f,
-    const char *status, const char *reason, const char *detail,
-    int64_t now_ms)
+    const char *owner, const char *status, const char *reason,
+    const char *detail, int64_t now_ms)
 {
 	struct db_stmt	*st = s->st[ST_RUN_EXPIRE];
 	int64_t		 n;
@@ -1394,6 +1415,16 @@ store_run_expire(struct store *s, const struct store_found *f,
 	db_bind_text(st, 5, detail);
 	db_bind_int64(st, 6, now_ms);
 	db_bind_int64(st, 7, now_ms / 1000);
+	if (owner != NULL) {		/* this owner's: not by its lease */
+		st = s->st[ST_RUN_GHOST];
+		db_bind_int64(st, 1, f->rowid);
+		db_bind_int64(st, 2, f->attempt);
+		db_bind_text(st, 3, status);
+		db_bind_text(st, 4, reason);
+		db_bind_text(st, 5, detail);
+		db_bind_int64(st, 6, now_ms);
+		db_bind_text(st, 7, owner);
+	}
 	if (store_step_done(s, st) == -1)
 		return -1;
 	if ((n = db_changes(s->db)) == 0)

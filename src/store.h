@@ -198,7 +198,10 @@ int		 store_job_lock(struct store *, const char *, const char *,
 int		 store_runs_expired(struct store *, const char *,
 		     store_found_cb, void *);
 int		 store_run_expire(struct store *, const struct store_found *,
-		     const char *, const char *, const char *, int64_t);
+		     const char *, const char *, const char *, const char *,
+		     int64_t);
+int		 store_runs_owned(struct store *, const char *,
+		     store_found_cb, void *);
 int		 store_server_now(struct store *, int64_t *);
 int		 store_node_put(struct store *, const char *, const char *,
 		     int64_t, int64_t, const char *);

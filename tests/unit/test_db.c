@@ -212,6 +212,28 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Step st (bound to -1) until it answers, as the daemon retries: after a
+ * failed connect, the backend fails busy for a deadline before it tries
+ * again.  At most 10 s.
+ */
+static int
+step_again(struct db_stmt *st)
+{
+	int64_t	end = mono_ms() + 10000;
+	int	rc;
+
+	do {
+		db_bind_int64(st, 1, -1);
+		rc = db_step(st);
+		db_reset(st);
+		if (rc != -1 || !db_busy(st->db))
+			break;
+		(void)usleep(50000);
+	} while (mono_ms() < end);
+	return rc;
+}
+
 /* One integer from sql: the value, or -1 (the failure printed). */
 static int64_t
 one_int(struct db *db, const char *sql)
@@ -397,9 +419,7 @@ test_pg_faults(const char *pg)
 		(void)printf("  a stopped server: the connect gave up after "
 		    "%lld ms: %s\n", (long long)ms, db_errmsg(db));
 		T_EQ_INT(system(cont), 0);
-		db_bind_int64(st, 1, -1);
-		T_EQ_INT(db_step(st), DB_ROW);
-		db_reset(st);
+		T_EQ_INT(step_again(st), DB_ROW);
 	}
 out:
 	db_finalize(st);
@@ -472,7 +492,9 @@ test_pg_proxy(const char *pg)
 	(void)printf("  blackholed: the reconnect gave up after %lld ms: %s\n",
 	    (long long)ms, db_errmsg(db));
 	T_EQ_INT(system(restore), 0);
-	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+	ms = mono_ms();
+	T_EQ_INT(step_again(st), DB_ROW);
+	ms = mono_ms() - ms;
 	(void)printf("  restored: reconnected, prepared and answered in %lld "
 	    "ms\n", (long long)ms);
 
@@ -483,7 +505,9 @@ test_pg_proxy(const char *pg)
 	(void)printf("  cut: the step failed after %lld ms: %s\n",
 	    (long long)ms, db_errmsg(db));
 	T_EQ_INT(system(restore), 0);
-	T_EQ_INT(timed_step(st, &ms), DB_ROW);
+	ms = mono_ms();
+	T_EQ_INT(step_again(st), DB_ROW);
+	ms = mono_ms() - ms;
 	(void)printf("  restored: answered in %lld ms\n", (long long)ms);
 out:
 	db_finalize(st);
