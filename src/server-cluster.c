@@ -260,8 +260,47 @@ server_cluster_beat(struct server *s)
 }
 
 /*
+ * A job paused here (by this node's tickctl, or as its row said at a
+ * dispatch) that another node resumed: plan it again from its row.  A
+ * pause made elsewhere reaches this node at the job's next dispatch
+ * (server_cluster_job); a resume would not, as a paused job is planned
+ * nothing.  0 or -1.
+ */
+static int
+server_cluster_resumed(struct server *s)
+{
+	struct store_job	 st;
+	struct log_job		 lj = LOG_JOB_INIT;
+	struct sjob		*j;
+	size_t			 i;
+	int			 rc, any = 0;
+
+	for (i = 0; i < s->njobs; i++) {
+		j = s->jobs[i];
+		if (j->def == NULL || !j->st.paused)
+			continue;
+		if ((rc = store_job_get(s->store, j->id, &st)) == -1)
+			return -1;
+		if (rc == 0 || st.paused)
+			continue;
+		j->st = st;
+		server_plan(s, j, clock_wall_ms() / 1000);
+		server_overdue_arm(s, j);
+		lj.job = j->id;
+		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: resumed on "
+		    "another node", j->id);
+		any = 1;
+	}
+	if (any) {
+		server_rearm(s);
+		server_pump(s);
+	}
+	return 0;
+}
+
+/*
  * Every lease / 3: beat, settle what dead nodes left running, and what
- * this daemon claimed without knowing it.
+ * this daemon claimed without knowing it; follow resumes made elsewhere.
  */
 void
 server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -275,7 +314,7 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (server_cluster_beat(s) == -1 ||
 	    store_runs_expired(s->store, s->owner, server_failover_one,
 	    s) == -1 || store_runs_owned(s->store, s->owner, server_ghost_one,
-	    s) == -1) {
+	    s) == -1 || server_cluster_resumed(s) == -1) {
 		server_store_trouble(s, "cluster");
 		return;
 	}

@@ -9,7 +9,9 @@
 #    dies) mid-run: once its lease expires, exactly one survivor reruns
 #    the instance (recover = rerun), and says so;
 # 4. a fourth node whose clock is 5 s ahead (libfaketime) claims nothing
-#    and says so; its different job files are reported by the others.
+#    and says so; its different job files are reported by the others;
+# 5. a job paused from one node runs nowhere, and resumed from another
+#    every node follows.
 . tests/integration/lib.sh
 . tests/pg.sh
 setup
@@ -141,6 +143,27 @@ checks=$((checks + 1))
 [ "$(pg_sql "SELECT count(*) FROM runs WHERE job = 'long' AND
     status = 'skipped' AND reason = 'overlap'")" -ge 2 ] ||
     fail "long: no overlap skips recorded"
+
+# Paused from one survivor, resumed from the other: no instance of s1
+# runs anywhere while it is paused, and the other node follows both.
+pa= pb=
+for n in n1 n2 n3; do
+	[ "$n" = "$vnode" ] && continue
+	if [ -z "$pa" ]; then pa=$n; else pb=$n; fi
+done
+"$TICKCTL" -c "$dir/$pa.conf" pause s1 >/dev/null || fail "pause s1 on $pa"
+tp=$(now)
+while [ "$(now)" -lt $((tp + 4)) ]; do sleep 0.2; done
+expect_eq "paused from $pa: no run of s1 on any node" "$(pg_sql "SELECT
+    count(*) FROM runs WHERE job = 's1' AND status != 'skipped' AND
+    scheduled_at > $((tp + 1))")" 0
+"$TICKCTL" -c "$dir/$pb.conf" resume s1 >/dev/null || fail "resume s1 on $pb"
+tr=$(now)
+wait_for "s1 runs again" 10 eval '[ "$(pg_sql "SELECT count(*) FROM runs
+    WHERE job = '"'s1'"' AND status = '"'succeeded'"' AND
+    scheduled_at > $tr")" -ge 2 ]'
+wait_for "$pa follows the resume" 10 grep -q \
+    "job s1: resumed on another node" "$dir/$pa.log"
 
 for n in n1 n2 n3; do
 	kill -TERM "$(cat "$dir/$n.pid")" 2>/dev/null
