@@ -98,6 +98,47 @@ ctl_status_pid_since(long pid)
 	    long)hz);
 }
 
+/* Whether node n's job definitions are this configuration's. */
+static int
+ctl_status_node_same(const struct conf *c, const struct store_query_node *n)
+{
+	char hash[17];
+
+	(void)snprintf(hash, sizeof hash, "%016" PRIx64, conf_defs_hash(c));
+	return n->defs_hash != NULL && strcmp(n->defs_hash, hash) == 0;
+}
+
+/* A node of a server's database, for people: one line into buf. */
+static void
+ctl_status_node_line(const struct conf *c, const struct store_query_node *n,
+    char *buf, size_t len)
+{
+	char beat[CTL_FMT_BUFSZ];
+
+	duration_format(n->age_ms / 1000, beat, sizeof beat);
+	(void)snprintf(buf, len, "%s: beat %s ago, clock %+" PRId64 " ms%s, "
+	    "%" PRId64 " running%s%s", n->node, beat, n->offset_ms,
+	    n->offset_ms > c->max_clock_skew * 1000 ||
+	    -n->offset_ms > c->max_clock_skew * 1000 ? " (too far: it claims "
+	    "nothing)" : "", n->running, ctl_status_node_same(c, n) ? "" :
+	    ", job definitions differ from these files",
+	    n->age_ms > c->lease * 3000 ? " (silent: gone?)" : "");
+}
+
+static void
+ctl_status_node_json(struct ctl_json *j, const struct conf *c,
+    const struct store_query_node *n)
+{
+	ctl_json_open(j, NULL);
+	ctl_json_str(j, "node", n->node);
+	ctl_json_time_ms(j, "heartbeat", n->heartbeat_ms);
+	ctl_json_int(j, "heartbeat_age_ms", n->age_ms);
+	ctl_json_int(j, "clock_offset_ms", n->offset_ms);
+	ctl_json_int(j, "running", n->running);
+	ctl_json_bool(j, "same_definitions", ctl_status_node_same(c, n));
+	ctl_json_close(j);
+}
+
 /* The daemon's status. */
 static int
 ctl_status_daemon(struct ctl_ctx *ctx)
@@ -113,7 +154,8 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 	const char		*files_why = NULL;
 	char			 buf[4352], when[CTL_FMT_BUFSZ];
 	char			 ago[CTL_FMT_BUFSZ];
-	size_t			 nact = 0, i;
+	struct store_query_node	*nodes = NULL;
+	size_t			 nact = 0, nnodes = 0, i;
 	int64_t			 since = -1, nrunning = 0, njobs, nbad;
 	long			 pid;
 	int			 rc = CTL_EXIT_OK, ours;
@@ -127,7 +169,8 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		if (store_query_meta(q, "pid", &meta_pid, &cause) == -1 ||
 		    store_query_meta(q, "since", &meta_since, &cause) == -1 ||
 		    store_query_meta(q, "config", &meta_config, &cause) == -1 ||
-		    store_query_active(q, NULL, &act, &nact, &cause) == -1) {
+		    store_query_active(q, NULL, &act, &nact, &cause) == -1 ||
+		    store_query_nodes(q, &nodes, &nnodes, &cause) == -1) {
 			ctl_error("status: state %s: %s", c->state, cause);
 			free(cause);
 			rc = CTL_EXIT_FAIL;
@@ -172,6 +215,12 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		ctl_json_str(&j, "jobs_source", files_why != NULL ? "files" :
 		    "daemon");
 		ctl_json_str(&j, "tracking", c->tracking);
+		if (nnodes > 0) {
+			ctl_json_open_array(&j, "nodes");
+			for (i = 0; i < nnodes; i++)
+				ctl_status_node_json(&j, c, &nodes[i]);
+			ctl_json_close_array(&j);
+		}
 		ctl_json_close(&j);
 		if (ctl_json_print(&j) == -1)
 			rc = CTL_EXIT_FAIL;
@@ -229,6 +278,10 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 			(void)snprintf(buf, sizeof buf, "by %s", c->tracking);
 			ctl_table_row(&t, "tracked", buf);
 		}
+		for (i = 0; i < nnodes; i++) {
+			ctl_status_node_line(c, &nodes[i], buf, sizeof buf);
+			ctl_table_row(&t, i == 0 ? "nodes" : "", buf);
+		}
 		if (ctl_table_print(&t, NULL) == -1)
 			rc = CTL_EXIT_FAIL;
 		ctl_table_free(&t);
@@ -237,6 +290,7 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		rc = CTL_EXIT_FAIL;
 out:
 	store_query_runs_free(act, nact);
+	store_query_nodes_free(nodes, nnodes);
 	free(meta_pid);
 	free(meta_since);
 	free(meta_config);

@@ -418,6 +418,59 @@ store_query_meta(struct store_query *q, const char *key, char **value,
 }
 
 /*
+ * The nodes of a server's database, by name (none for a file): 0 (*v,
+ * *n; caller frees with store_query_nodes_free), or -1 with *cause.
+ */
+int
+store_query_nodes(struct store_query *q, struct store_query_node **v,
+    size_t *n, char **cause)
+{
+	struct db_stmt		*st = NULL;
+	struct store_query_node	*x;
+	int			 rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_kind(q->db) != DB_PG)
+		return 0;
+	if (sq_prepare(q, "SELECT node, heartbeat_at, CAST(floor(extract("
+	    "epoch FROM clock_timestamp()) * 1000) AS bigint) - heartbeat_at, "
+	    "clock_offset_ms, running, defs_hash FROM nodes ORDER BY node",
+	    &st, cause) == -1)
+		return -1;
+	while ((rc = db_step(st)) == DB_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		x = &(*v)[(*n)++];
+		x->node = sq_text(st, 0);
+		x->heartbeat_ms = db_column_int64(st, 1);
+		x->age_ms = db_column_int64(st, 2);
+		x->offset_ms = db_column_int64(st, 3);
+		x->running = db_column_int64(st, 4);
+		x->defs_hash = sq_text(st, 5);
+	}
+	db_finalize(st);
+	if (rc != DB_DONE) {
+		store_query_nodes_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+		return sq_fail(q, "cannot read", cause);
+	}
+	return 0;
+}
+
+void
+store_query_nodes_free(struct store_query_node *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].node);
+		free(v[i].defs_hash);
+	}
+	free(v);
+}
+
+/*
  * What the jobs' limits of conf c may use, for tickd -n and tickctl
  * (conf_controllers_fn): what the daemon recorded in c's state at its
  * last start, or, without a record, what a configured cgroup gives; -1

@@ -141,6 +141,16 @@ struct store_query_count {
 	int64_t	 n;
 };
 
+/* A node sharing a server's database (its nodes table). */
+struct store_query_node {
+	char	*node;
+	int64_t	 heartbeat_ms;		/* the server's clock */
+	int64_t	 age_ms;		/* since it, by the server's clock */
+	int64_t	 offset_ms;		/* its clock minus the server's */
+	int64_t	 running;
+	char	*defs_hash;
+};
+
 struct store_query;
 
 struct store_query	*store_query_open(const char *, char **);
@@ -176,6 +186,10 @@ void			 store_query_stats_free(struct store_query_stats *,
 int			 store_query_counts(struct store_query *, int,
 			     struct store_query_count **, size_t *, char **);
 void			 store_query_counts_free(struct store_query_count *,
+			     size_t);
+int			 store_query_nodes(struct store_query *,
+			     struct store_query_node **, size_t *, char **);
+void			 store_query_nodes_free(struct store_query_node *,
 			     size_t);
 int64_t			 store_query_percentile(const int64_t *, size_t, int);
 

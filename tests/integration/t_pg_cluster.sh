@@ -107,6 +107,15 @@ expect_match "the nodes table: n4's offset" "$(pg_sql "SELECT node,
 checks=$((checks + 1))
 grep -q "error: the job definitions of node n4 differ from this node's (n1): every node must have the same job files" \
     "$dir/n1.log" || fail "n1 did not report n4's definitions"
+run_cmd "$TICKCTL" -c "$dir/n1.conf" status
+expect_match "status on n1: the nodes" "$(printf '%s\n' "$out" |
+    grep -E ' n[1-4]: beat ' | sed 's/^ *\(nodes\)\{0,1\} *//' | tr '\n' '|')" \
+    "n1: beat *, clock [-+]* ms, * running|n2: beat *|n3: beat *|n4: beat * ago, clock +[45]??? ms (too far: it claims nothing), 0 running, job definitions differ from these files|"
+run_cmd "$TICKCTL" -c "$dir/n1.conf" --json status
+expect_eq "status --json: n4 as the nodes table has it" "$(printf '%s\n' "$out" |
+    jpy '[(n["node"], n["clock_offset_ms"] > 4000, n["same_definitions"])
+    for n in o["nodes"]]' | tr -d '\n')" \
+    '["n1", false, true]["n2", false, true]["n3", false, true]["n4", true, false]'
 kill -KILL "$(cat "$dir/n4.pid")"
 
 # --- 3: the victim's node dies --------------------------------------------------------
