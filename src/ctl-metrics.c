@@ -27,6 +27,9 @@
  *                                     spawn, oom, ...)
  *   tickd_last_success_timestamp_seconds{job}
  *   tickd_next_run_timestamp_seconds{job}
+ *   tickd_node_clock_offset_seconds{node}  with a PostgreSQL state: each
+ *   tickd_node_heartbeat_age_seconds{node} node's clock against the
+ *   tickd_node_claiming{node}              server's, its last heartbeat
  *
  * The *_total counts are rows of the store, so history retention
  * (history_keep, history_max_age) bounds them: see CAVEATS in tickctl(1).
@@ -135,6 +138,16 @@ ctl_metrics_sample(const char *name, const char *job, const char *lname,
 	free(v);
 }
 
+/* A sample of a node's gauge. */
+static void
+ctl_metrics_node(const char *name, const char *node, double v)
+{
+	char *n = ctl_metrics_label(node);
+
+	(void)printf("%s{node=\"%s\"} %.3f\n", name, n, v);
+	free(n);
+}
+
 /* The sorted values of a summary, and their count. */
 struct ctl_metrics_values {
 	size_t		  offset;	/* of the array in the stats */
@@ -227,12 +240,13 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	struct store_query_stats	*st = NULL;
 	struct store_query_count	*runs = NULL, *skips = NULL;
 	struct store_query_count	*fails = NULL;
+	struct store_query_node		*nodes = NULL;
 	struct store_query		*q;
 	struct ctl_job_view		*views = NULL;
 	struct conf			*c;
 	char				*cause = NULL, val[32];
 	size_t				 nst = 0, nruns = 0, nskips = 0;
-	size_t				 nfails = 0;
+	size_t				 nfails = 0, nnodes = 0;
 	size_t				 nviews = 0, i, k, count;
 	int64_t				 since = -1;
 	int				 ch, rc = CTL_EXIT_OK;
@@ -281,6 +295,7 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	    &runs, &nruns, &cause) == -1 || store_query_counts(q,
 	    STORE_QUERY_SKIPPED, &skips, &nskips, &cause) == -1 ||
 	    store_query_counts(q, STORE_QUERY_FAILED, &fails, &nfails,
+	    &cause) == -1 || store_query_nodes(q, &nodes, &nnodes,
 	    &cause) == -1))
 		goto fail;
 
@@ -354,6 +369,27 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_metrics_sample("tickd_failed_total", fails[i].job,
 		    "reason", fails[i].key, val);
 	}
+	if (nnodes > 0) {
+		ctl_metrics_family("tickd_node_clock_offset_seconds", "gauge",
+		    "A node's clock minus the database server's, as the node "
+		    "last measured it (PostgreSQL state).");
+		for (i = 0; i < nnodes; i++)
+			ctl_metrics_node("tickd_node_clock_offset_seconds",
+			    nodes[i].node, (double)nodes[i].offset_ms / 1000);
+		ctl_metrics_family("tickd_node_heartbeat_age_seconds", "gauge",
+		    "Time since a node's last heartbeat, by the database "
+		    "server's clock.");
+		for (i = 0; i < nnodes; i++)
+			ctl_metrics_node("tickd_node_heartbeat_age_seconds",
+			    nodes[i].node, (double)nodes[i].age_ms / 1000);
+		ctl_metrics_family("tickd_node_claiming", "gauge", "1 if a "
+		    "node's clock is within max_clock_skew of the server's "
+		    "(as this configuration sets it): it claims.");
+		for (i = 0; i < nnodes; i++)
+			ctl_metrics_node("tickd_node_claiming", nodes[i].node,
+			    nodes[i].offset_ms <= c->max_clock_skew * 1000 &&
+			    -nodes[i].offset_ms <= c->max_clock_skew * 1000);
+	}
 	ctl_metrics_summary("tickd_lateness_seconds", "Scheduling delay: an "
 	    "instance's first start minus when it was due.",
 	    "tickd_lateness_max_seconds", "The largest scheduling delay.",
@@ -384,6 +420,7 @@ out:
 	store_query_counts_free(runs, nruns);
 	store_query_counts_free(skips, nskips);
 	store_query_counts_free(fails, nfails);
+	store_query_nodes_free(nodes, nnodes);
 	if (ctl_flush("metrics") != CTL_EXIT_OK)
 		rc = CTL_EXIT_FAIL;
 	return rc;

@@ -435,7 +435,7 @@ dbp_close(struct db *db)
 
 /* "?N" to "$N", outside literals, quoted names and comments. */
 static char *
-pg_rewrite(const char *sql, int *nparams)
+pg_rewrite(const char *sql, int *nparams, unsigned char *used)
 {
 	char		*out = xmalloc(strlen(sql) + 1), *o = out;
 	const char	*p = sql;
@@ -443,6 +443,7 @@ pg_rewrite(const char *sql, int *nparams)
 	long		 n;
 
 	*nparams = 0;
+	memset(used, 0, PG_PARAMS_MAX);
 	while (*p != '\0') {
 		if (quote != 0) {
 			if (*p == quote)
@@ -470,6 +471,8 @@ pg_rewrite(const char *sql, int *nparams)
 			n = strtol(p, NULL, 10);
 			if (n > *nparams)
 				*nparams = (int)n;
+			if (n <= PG_PARAMS_MAX)
+				used[n - 1] = 1;
 		} else
 			*o++ = *p++;
 	}
@@ -505,17 +508,22 @@ dbp_prepare(struct db *db, const char *sql, struct db_stmt **out)
 	struct db_pg		*d = PG(db);
 	struct db_pg_stmt	*s;
 	const char		*w;
-	int			 n;
+	unsigned char		 used[PG_PARAMS_MAX];
+	int			 n, i;
 
 	*out = NULL;
 	s = xcalloc(1, sizeof *s);
-	s->sql = pg_rewrite(sql, &n);
+	s->sql = pg_rewrite(sql, &n, used);
 	if (n > PG_PARAMS_MAX) {
 		free(s->sql);
 		free(s);
 		return pg_fail(d, 0, "too many parameters");
 	}
 	s->nparams = n;
+	/* A number the text skips ("IN (?10, ?11)"): typed, and unused. */
+	for (i = 0; i < n; i++)
+		if (!used[i])
+			s->types[i] = PG_TEXTOID;
 	s->base.db = db;
 	(void)snprintf(s->name, sizeof s->name, "t%u", ++d->nstmt);
 	w = sql + strspn(sql, " \t\n");

@@ -484,7 +484,7 @@ store_query_controllers(const struct conf *c, char **tracking, void *arg)
 	int			 mask;
 
 	(void)arg;
-	if (access(c->state, F_OK) == 0 &&
+	if ((store_is_server(c->state) || access(c->state, F_OK) == 0) &&
 	    (q = store_query_open(c->state, &cause)) != NULL) {
 		if (store_query_meta(q, "tracking", &rec, &cause) == 1)
 			(void)store_query_meta(q, "controllers", &ctl, &cause);
@@ -1049,7 +1049,7 @@ store_query_counts(struct store_query *q, int what,
 	    "k, count(*) AS n FROM runs WHERE status = 'skipped' GROUP BY "
 	    "job, k UNION ALL SELECT job, coalesce(reason, ''), sum(count) "
 	    "FROM decisions WHERE decision = 'skipped' GROUP BY job, "
-	    "coalesce(reason, '')) GROUP BY job, k ORDER BY job, k", &st,
+	    "coalesce(reason, '')) AS u GROUP BY job, k ORDER BY job, k", &st,
 	    cause) == -1)
 		return -1;
 	while ((rc = db_step(st)) == DB_ROW) {

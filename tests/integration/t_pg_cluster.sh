@@ -116,6 +116,9 @@ expect_eq "status --json: n4 as the nodes table has it" "$(printf '%s\n' "$out" 
     jpy '[(n["node"], n["clock_offset_ms"] > 4000, n["same_definitions"])
     for n in o["nodes"]]' | tr -d '\n')" \
     '["n1", false, true]["n2", false, true]["n3", false, true]["n4", true, false]'
+run_cmd "$TICKCTL" -c "$dir/n1.conf" metrics
+expect_eq "metrics: n4 does not claim, the others do" "$(printf '%s\n' "$out" |
+    grep '^tickd_node_claiming' | tr '\n' ' ')" 'tickd_node_claiming{node="n1"} 1.000 tickd_node_claiming{node="n2"} 1.000 tickd_node_claiming{node="n3"} 1.000 tickd_node_claiming{node="n4"} 0.000 '
 kill -KILL "$(cat "$dir/n4.pid")"
 
 # --- 3: the victim's node dies --------------------------------------------------------

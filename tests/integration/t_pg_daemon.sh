@@ -48,6 +48,18 @@ expect_eq "history: exit" "$rc" 0
 expect_match "history: a run" "$(printf '%s\n' "$out" | sed -n 2p)" \
     "tick@20*Z *schedule *succeeded *1 *"
 
+# Every reading command answers from the server (their SQL is the
+# SQLite one: the subset both accept).
+id=$(pg_sql "SELECT run_id FROM runs WHERE job = 'tick' LIMIT 1")
+for c in metrics stats "stats --since 1h" history "history --status \
+    succeeded" "show $id" list check "status tick" "next tick" "env tick" \
+    "--json status" "--json history" "--json show $id" "--json stats" \
+    "--json list"; do
+	# shellcheck disable=SC2086
+	run_cmd ctl $c
+	expect_eq "tickctl $c: exit" "$rc:$err" "0:"
+done
+
 # A second daemon for this node: the node's lock says who holds it.
 run_cmd timeout $((10 * slow)) "$TICKD" -c "$dir/tickd.conf" \
     --log-target=stderr
