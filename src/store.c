@@ -117,6 +117,14 @@ enum {
 	ST_COUNT
 };
 
+/* The columns store_found_rows reads, an instance and its last attempt. */
+#define STORE_FOUND_FROM						\
+	"SELECT r.id, r.run_id, r.job, r.scheduled_at, r.origin, "	\
+	"r.trigger, r.status, r.reason, a.attempt, a.pid, a.pid_start, "\
+	"a.started_at, r.retry_at, a.invocation, a.boot_id, a.cgroup, "	\
+	"r.owner FROM runs r LEFT JOIN attempts a ON a.run = r.id AND "	\
+	"a.attempt = r.attempts "
+
 static const char *const store_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
@@ -195,12 +203,8 @@ static const char *const store_sql[ST_COUNT] = {
 	    "trigger, status, reason, detail, created_at, finished_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, 'skipped', ?6, ?7, ?8, ?8) "
 	    "ON CONFLICT DO NOTHING",
-	[ST_RUNS_FOUND] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
-	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
-	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
-	    "a.cgroup, r.owner FROM runs r "
-	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
-	    "WHERE r.status = ?1 ORDER BY r.scheduled_at, r.id",
+	[ST_RUNS_FOUND] = STORE_FOUND_FROM "WHERE r.status = ?1 "
+	    "ORDER BY r.scheduled_at, r.id",
 	[ST_JOB_LAST_SUCCESS] = "SELECT max(finished_at) FROM runs "
 	    "WHERE job = ?1 AND status = 'succeeded'",
 	[ST_RUN_REQUEUE] = "UPDATE runs SET status = 'queued', reason = "
@@ -242,22 +246,14 @@ static const char *const store_sql[ST_COUNT] = {
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1",
 	[ST_JOB_ELSEWHERE] = "SELECT count(*) FROM runs WHERE job = ?1 AND "
 	    "status = 'running' AND owner IS DISTINCT FROM ?2",
-	[ST_RUNS_EXPIRED] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
-	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
-	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
-	    "a.cgroup, r.owner FROM runs r "
-	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	[ST_RUNS_EXPIRED] = STORE_FOUND_FROM
 	    "WHERE r.status = 'running' AND r.owner IS DISTINCT FROM ?1 AND "
 	    "r.lease_until < ?2 ORDER BY r.scheduled_at, r.id",
 	[ST_RUN_EXPIRE] = "UPDATE runs SET status = ?3, reason = ?4, "
 	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
 	    "WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND "
 	    "lease_until < ?7",
-	[ST_RUNS_OWNED] = "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
-	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
-	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
-	    "a.cgroup, r.owner FROM runs r "
-	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	[ST_RUNS_OWNED] = STORE_FOUND_FROM
 	    "WHERE r.status = 'running' AND r.owner = ?1",
 	[ST_RUN_GHOST] = "UPDATE runs SET status = ?3, reason = ?4, "
 	    "detail = ?5, finished_at = ?6, owner = NULL, lease_until = NULL "
@@ -332,11 +328,7 @@ static const struct {
 	{ ST_JOB_LOCK, "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1 "
 	    "FOR UPDATE" },
-	{ ST_RUNS_EXPIRED, "SELECT r.id, r.run_id, r.job, r.scheduled_at, "
-	    "r.origin, r.trigger, r.status, r.reason, a.attempt, a.pid, "
-	    "a.pid_start, a.started_at, r.retry_at, a.invocation, a.boot_id, "
-	    "a.cgroup, r.owner FROM runs r "
-	    "LEFT JOIN attempts a ON a.run = r.id AND a.attempt = r.attempts "
+	{ ST_RUNS_EXPIRED, STORE_FOUND_FROM
 	    "WHERE r.status = 'running' AND r.owner IS DISTINCT FROM ?1 AND "
 	    "r.lease_until < " PG_NOW " ORDER BY r.scheduled_at, r.id" },
 	{ ST_RUN_EXPIRE, "UPDATE runs SET status = ?3, reason = ?4, "
@@ -1405,7 +1397,8 @@ store_run_expire(struct store *s, const struct store_found *f,
     const char *owner, const char *status, const char *reason,
     const char *detail, int64_t now_ms)
 {
-	struct db_stmt	*st = s->st[ST_RUN_EXPIRE];
+	struct db_stmt	*st = s->st[owner != NULL ? ST_RUN_GHOST :
+			    ST_RUN_EXPIRE];
 	int64_t		 n;
 
 	db_bind_int64(st, 1, f->rowid);
@@ -1414,17 +1407,10 @@ store_run_expire(struct store *s, const struct store_found *f,
 	db_bind_text(st, 4, reason);
 	db_bind_text(st, 5, detail);
 	db_bind_int64(st, 6, now_ms);
-	db_bind_int64(st, 7, now_ms / 1000);
-	if (owner != NULL) {		/* this owner's: not by its lease */
-		st = s->st[ST_RUN_GHOST];
-		db_bind_int64(st, 1, f->rowid);
-		db_bind_int64(st, 2, f->attempt);
-		db_bind_text(st, 3, status);
-		db_bind_text(st, 4, reason);
-		db_bind_text(st, 5, detail);
-		db_bind_int64(st, 6, now_ms);
+	if (owner != NULL)		/* this owner's: not by its lease */
 		db_bind_text(st, 7, owner);
-	}
+	else
+		db_bind_int64(st, 7, now_ms / 1000);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	if ((n = db_changes(s->db)) == 0)
