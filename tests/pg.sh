@@ -301,14 +301,16 @@ fi
 # _pg_reaper_start: a process in a session of its own (out of reach of
 # the signals tests/run.sh sends the test's process group) that waits for
 # this shell to end, then stops the proxies and the server if they still
-# run: after a KILL, no trap ran.
+# run, and removes the data directory (unless KEEP is set; the rest of
+# $dir stays, as after any test killed so): after a KILL, no trap ran.
 _pg_reaper_start() {
 	PG_DATA=$PG_DATA pg_bin=$pg_bin pg_user=$pg_user px=$dir/px \
-	    setsid sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 1; done
+	    KEEP=${KEEP:-} setsid sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 1; done
 	    for f in "$px"/*.pid; do
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	    done
-	    '"$_pg_kill_server" $$ </dev/null >/dev/null 2>&1 &
+	    '"$_pg_kill_server"'
+	    [ -n "$KEEP" ] || rm -rf "$PG_DATA"' $$ </dev/null >/dev/null 2>&1 &
 	pg_reaper=$!
 }
 
