@@ -37,7 +37,7 @@ echo "$dir $(pg_pid) $(cat "$dir/px/x.pid")" >"$INNER_OUT.tmp"
 mv "$INNER_OUT.tmp" "$INNER_OUT"
 while :; do sleep 0.2; done
 EOF_INNER
-	INNER_OUT=$dir/inner.$1 setsid sh "$dir/inner.sh" \
+	KEEP= INNER_OUT=$dir/inner.$1 setsid sh "$dir/inner.sh" \
 	    >"$dir/inner.$1.log" 2>&1 &
 	echo $! >"$dir/inner.$1.pid"
 }
@@ -156,8 +156,8 @@ ask "SELECT 'four';"
 wait_for "the session's query, delayed" 5 has sess.out four
 _slow=$(($(now_ms) - _t0))
 echo "delay 300: a query's round trip took $_slow ms, $_base ms without"
-[ $((_slow - _base)) -ge 600 ] ||
-    fail "delay 300: $_slow ms against $_base ms without"
+# A lower bound only: the base is measured with wait_for's 50 ms steps.
+[ "$_slow" -ge 600 ] || fail "delay 300: a round trip in $_slow ms"
 expect_match "delay: status" "$(proxy_status n1)" "open 300 1 *"
 proxy_delay n1 0
 exec 3>&-
@@ -204,8 +204,9 @@ for _m in TERM KILL; do
 	# The reaper looks once a second; the server stops within 5 s.
 	wait_for "the inner test's server and proxy to end ($_m)" 10 \
 	    gone_all "$_ipm" "$_ipx" $_ikids
-	expect_eq "inner ($_m): no process names its directory" \
-	    "$(pgrep -f -- "$_idir" | tr '\n' ' ')" ""
+	# (after a KILL, the reaper may still be waiting for pg_ctl or rm)
+	wait_for "no process to name the inner test's directory ($_m)" 5 \
+	    eval '[ -z "$(pgrep -f -- "$_idir")" ]'
 	case $_m in
 	TERM) expect_eq "inner (TERM): its directory removed by its cleanup" \
 	    "$(ls -d "$_idir" 2>/dev/null)" "" ;;
