@@ -200,7 +200,7 @@ for _m in TERM KILL; do
 	expect_match "inner ($_m): a server and its processes" "$_ikids" "[0-9]*"
 	_ipid=$(cat "$dir/inner.$_m.pid")
 	kill -"$_m" "-$_ipid"
-	wait "$_ipid"	# after TERM, once its cleanup is done
+	wait "$_ipid" 2>/dev/null	# after TERM, once its cleanup is done
 	# The reaper looks once a second; the server stops within 5 s.
 	wait_for "the inner test's server and proxy to end ($_m)" 10 \
 	    gone_all "$_ipm" "$_ipx" $_ikids
