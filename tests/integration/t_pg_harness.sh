@@ -41,6 +41,16 @@ EOF_INNER
 	    >"$dir/inner.$1.log" 2>&1 &
 	echo $! >"$dir/inner.$1.pid"
 }
+# inner_ready MODE: whether the inner test is ready; fails the test if
+# it ended before (a signal from elsewhere: status 128 + its number).
+inner_ready() {
+	[ -s "$dir/inner.$1" ] && return 0
+	_ir_pid=$(cat "$dir/inner.$1.pid")
+	pid_alive "$_ir_pid" && return 1
+	wait "$_ir_pid" 2>/dev/null
+	fail "the inner test ($1) ended with status $? before it was ready:" \
+	    "$(tail -n 5 "$dir/inner.$1.log")"
+}
 inner TERM
 inner KILL
 
@@ -194,7 +204,7 @@ gone_all() {
 	return 0
 }
 for _m in TERM KILL; do
-	wait_for "the inner test ($_m) to be ready" 20 test -s "$dir/inner.$_m"
+	wait_for "the inner test ($_m) to be ready" 20 inner_ready "$_m"
 	read -r _idir _ipm _ipx <"$dir/inner.$_m"
 	_ikids=$(pgrep -P "$_ipm" | tr '\n' ' ')
 	expect_match "inner ($_m): a server and its processes" "$_ikids" "[0-9]*"
