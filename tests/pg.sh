@@ -95,6 +95,29 @@ _pg_ctl_start() {
 	    -t $((30 * slow)) -o "-p $PG_PORT" start >/dev/null 2>&1
 }
 
+# _pg_initdb: $PG_DATA, a new cluster: a copy of the one cached in
+# $pg_cache, else initdb's (then cached: one initdb a build directory,
+# not one a test; the copy takes a tenth of initdb's time).  The cache is
+# taken before the server ever ran and before the test's settings.
+pg_cache=${B:-build}/pg-initdb-$(basename "$(dirname "$pg_bin")")-v1
+_pg_initdb() {
+	if [ -d "$pg_cache" ] && cp -a "$pg_cache" "$PG_DATA" 2>/dev/null; then
+		echo "a copy of $pg_cache" >"$dir/pg/initdb.log"
+		return 0
+	fi
+	rm -rf "$PG_DATA"
+	# --no-sync: initdb's own fsync of the new files (a second); the
+	# server runs with fsync on.
+	_pg_as "$pg_bin/initdb" -D "$PG_DATA" -U postgres -A trust -E UTF8 \
+	    --locale=C --no-sync --no-instructions >"$dir/pg/initdb.log" 2>&1 ||
+	    { cat "$dir/pg/initdb.log"; fail "initdb"; }
+	# Another test may be doing the same: the cache appears whole, by a
+	# rename, or not at all.
+	[ -d "${pg_cache%/*}" ] && cp -a "$PG_DATA" "$pg_cache.$$" 2>/dev/null &&
+	    mv -T "$pg_cache.$$" "$pg_cache" 2>/dev/null
+	rm -rf "$pg_cache.$$"
+}
+
 pg_start() {
 	[ -n "$pg_bin" ] || { echo "PostgreSQL is not installed"; exit 77; }
 	command -v runuser >/dev/null || { echo "runuser is missing"; exit 77; }
@@ -107,11 +130,7 @@ pg_start() {
 	# The socket is $PG_SOCKDIR/.s.PGSQL.PORT: sun_path holds 107 bytes.
 	[ ${#PG_SOCKDIR} -le 90 ] ||
 	    fail "socket directory $PG_SOCKDIR: too long for a Unix socket"
-	# --no-sync: initdb's own fsync of the new files (a second); the
-	# server runs with fsync on.
-	_pg_as "$pg_bin/initdb" -D "$PG_DATA" -U postgres -A trust -E UTF8 \
-	    --locale=C --no-sync --no-instructions >"$dir/pg/initdb.log" 2>&1 ||
-	    { cat "$dir/pg/initdb.log"; fail "initdb"; }
+	_pg_initdb
 	cat >>"$PG_DATA/postgresql.conf" <<EOF_PG_CONF
 # tests/pg.sh
 listen_addresses = '127.0.0.1'
@@ -301,14 +320,16 @@ fi
 # _pg_reaper_start: a process in a session of its own (out of reach of
 # the signals tests/run.sh sends the test's process group) that waits for
 # this shell to end, then stops the proxies and the server if they still
-# run: after a KILL, no trap ran.
+# run, and removes the data directory (unless KEEP is set; the rest of
+# $dir stays, as after any test killed so): after a KILL, no trap ran.
 _pg_reaper_start() {
 	PG_DATA=$PG_DATA pg_bin=$pg_bin pg_user=$pg_user px=$dir/px \
-	    setsid sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 1; done
+	    KEEP=${KEEP:-} setsid sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 1; done
 	    for f in "$px"/*.pid; do
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	    done
-	    '"$_pg_kill_server" $$ </dev/null >/dev/null 2>&1 &
+	    '"$_pg_kill_server"'
+	    [ -n "$KEEP" ] || rm -rf "$PG_DATA"' $$ </dev/null >/dev/null 2>&1 &
 	pg_reaper=$!
 }
 

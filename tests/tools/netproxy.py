@@ -208,8 +208,13 @@ async def serve(target, ctl_path, port_file):
     host, _, port = target.rpartition(":")
     proxy = Proxy(host or "127.0.0.1", int(port))
     loop = asyncio.get_running_loop()
+
+    def stop(sig):
+        print("netproxy: %s: stopping" % signal.Signals(sig).name,
+              file=sys.stderr, flush=True)
+        proxy.done.set()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(sig, proxy.done.set)
+        loop.add_signal_handler(sig, stop, sig)
     server = await asyncio.start_server(proxy.client, "127.0.0.1", 0,
                                         backlog=128)
     if os.path.exists(ctl_path):
