@@ -434,11 +434,23 @@ kill_groups() {
 	# One pgrep for a thousand groups: one per group took a minute
 	# after the 2900 runs of t_ctl_busy on a loaded machine, and the
 	# test past its timeout.
+	#
+	# Only processes of this test's attempts: pids wrap (32768 here),
+	# and a group numbered like a job of ours that ended long ago may
+	# be another test's job now.  An attempt's processes carry its
+	# TICKD_INVOCATION_ID, unique to it.
 	if [ -f "$db" ]; then
-		_kg_pids=$(sqlite3 -batch -cmd '.timeout 2000' "$db" \
+		sqlite3 -batch -cmd '.timeout 2000' "$db" "SELECT DISTINCT
+		    'TICKD_INVOCATION_ID=' || invocation FROM attempts WHERE
+		    invocation IS NOT NULL" >"$dir/.kg_inv" 2>/dev/null
+		for _p in $(sqlite3 -batch -cmd '.timeout 2000' "$db" \
 		    'SELECT DISTINCT pid FROM attempts WHERE pid > 1' \
 		    2>/dev/null | xargs -r -n 1000 echo | tr ' ' ',' |
-		    while read -r _gs; do pgrep -g "$_gs"; done)
+		    while read -r _gs; do pgrep -g "$_gs"; done); do
+			tr '\0' '\n' <"/proc/$_p/environ" 2>/dev/null |
+			    grep -qxF -f "$dir/.kg_inv" &&
+			    _kg_pids="$_kg_pids $_p"
+		done
 	fi
 	_kg_pids="$_kg_pids $(pgrep -f -- "$dir")"
 	for _p in $_kg_pids; do
