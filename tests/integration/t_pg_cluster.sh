@@ -165,7 +165,7 @@ for n in n1 n2 n3; do
 done
 "$TICKCTL" -c "$dir/$pa.conf" pause s1 >/dev/null || fail "pause s1 on $pa"
 tp=$(now)
-while [ "$(now)" -lt $((tp + 4)) ]; do sleep 0.2; done
+while [ "$(now)" -lt $((tp + 3)) ]; do sleep 0.2; done
 expect_eq "paused from $pa: no run of s1 on any node" "$(pg_sql "SELECT
     count(*) FROM runs WHERE job = 's1' AND status != 'skipped' AND
     scheduled_at > $((tp + 1))")" 0

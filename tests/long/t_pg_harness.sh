@@ -5,9 +5,10 @@
 # "cut" makes a query fail fast, on a new connection and on an open one;
 # "blackhole" makes a new one hang until libpq's connect timeout, and an
 # open connection's query is answered once restored; "delay 300" adds at
-# least 600 ms to a query's round trip; a committed row survives pg_restart; and a test
-# that ends by TERM to its process group (tests/run.sh's timeout) or by
-# KILL leaves no server and no proxy running.
+# least 600 ms to a query's round trip; a committed row survives
+# pg_restart; and a test that ends by TERM to its process group (tests/run.sh's timeout) or by
+# KILL leaves no server and no proxy running.  (In make check-long: the
+# cluster tests of make check use all of it.)
 . tests/integration/lib.sh
 . tests/pg.sh
 setup
