@@ -30,10 +30,11 @@ CPPFLAGS	+= -D_GNU_SOURCE -DTICKD_VERSION='"$(VERSION)"' \
 		   -DTICKD_SYSCONFDIR='"$(SYSCONFDIR)"'
 LIBEV_CFLAGS	?=
 LIBEV_LIBS	?= -lev
-PKGS		= sqlite3 libsystemd inih libpq
-PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGS		= sqlite3 libsystemd inih
+# libpq: its header only; db_pg.c opens the library when it is used.
+PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
 PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-		   echo -lsqlite3 -lsystemd -linih -lpq)
+		   echo -lsqlite3 -lsystemd -linih)
 
 # SANITIZE=1 means address,undefined; any other value is passed through.
 ifneq ($(SANITIZE),)

@@ -46,6 +46,7 @@
  */
 #include <sys/types.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -59,6 +60,81 @@
 #include "db.h"
 #include "db_pg.h"
 #include "xmalloc.h"
+
+/*
+ * libpq is opened when a server's database is first used (pg_load), not
+ * linked: its dependencies (TLS, Kerberos, LDAP: 22 more libraries)
+ * doubled the start of every tickctl and tickd on SQLite, 11 to 23 ms
+ * here.  Its functions are called through pq.
+ */
+#define PG_FUNCS \
+	X(PQclear) \
+	X(PQcmdStatus) \
+	X(PQcmdTuples) \
+	X(PQconnectPoll) \
+	X(PQconnectStartParams) \
+	X(PQconninfoFree) \
+	X(PQconninfoParse) \
+	X(PQconsumeInput) \
+	X(PQdb) \
+	X(PQerrorMessage) \
+	X(PQfinish) \
+	X(PQflush) \
+	X(PQfreemem) \
+	X(PQgetResult) \
+	X(PQgetisnull) \
+	X(PQgetvalue) \
+	X(PQhost) \
+	X(PQisBusy) \
+	X(PQnfields) \
+	X(PQntuples) \
+	X(PQport) \
+	X(PQresultErrorField) \
+	X(PQresultErrorMessage) \
+	X(PQresultStatus) \
+	X(PQsendPrepare) \
+	X(PQsendQuery) \
+	X(PQsendQueryPrepared) \
+	X(PQsetNoticeProcessor) \
+	X(PQsetnonblocking) \
+	X(PQsocket) \
+	X(PQstatus) \
+	X(PQtransactionStatus) \
+	X(PQunescapeBytea)
+
+static struct {
+	void	*handle;
+#define X(f)	__typeof__(&f) f;
+	PG_FUNCS
+#undef X
+} pq;
+
+/* Open libpq and find its functions: 0, or -1 with *cause. */
+static int
+pg_load(char **cause)
+{
+	void *h;
+
+	if (pq.handle != NULL)
+		return 0;
+	if ((h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		*cause = xasprintf("a PostgreSQL state needs libpq (Debian: "
+		    "libpq5): %s", dlerror());
+		return -1;
+	}
+#define X(f)	if ((*(void **)(&pq.f) = dlsym(h, #f)) == NULL) \
+			goto missing;
+	PG_FUNCS
+#undef X
+	pq.handle = h;
+	return 0;
+missing:
+	*cause = xasprintf("libpq.so.5 lacks a function tickd needs: %s",
+	    dlerror());
+	(void)dlclose(h);
+	memset(&pq, 0, sizeof pq);
+	return -1;
+}
 
 #define PG_INT8OID	20
 #define PG_TEXTOID	25
@@ -149,7 +225,7 @@ pg_drop(struct db_pg *d)
 	if (d->in_tx)
 		d->lost_tx = 1;
 	d->in_tx = 0;
-	PQfinish(d->conn);
+	pq.PQfinish(d->conn);
 	d->conn = NULL;
 }
 
@@ -157,7 +233,7 @@ pg_drop(struct db_pg *d)
 static void
 pg_server(PGconn *c, char *buf, size_t len)
 {
-	const char *host = PQhost(c), *port = PQport(c), *db = PQdb(c);
+	const char *host = pq.PQhost(c), *port = pq.PQport(c), *db = pq.PQdb(c);
 
 	(void)snprintf(buf, len, "%s%s%s%s%s", db != NULL ? db : "?",
 	    host != NULL ? " on " : "", host != NULL ? host : "",
@@ -176,7 +252,7 @@ pg_poll(PGconn *c, short events, int64_t end)
 	int64_t		left;
 	int		rc;
 
-	pfd.fd = PQsocket(c);
+	pfd.fd = pq.PQsocket(c);
 	pfd.events = events;
 	for (;;) {
 		if ((left = end - pg_now_ms()) <= 0)
@@ -215,9 +291,9 @@ pg_connect(struct db_pg *d, int64_t end)
 	char				 srv[256];
 
 	/* dbname expanded: conninfo is a whole connection string or URI. */
-	if ((d->conn = PQconnectStartParams(keys, vals, 1)) == NULL)
+	if ((d->conn = pq.PQconnectStartParams(keys, vals, 1)) == NULL)
 		return pg_fail(d, 1, "out of memory");
-	if (PQstatus(d->conn) == CONNECTION_BAD)
+	if (pq.PQstatus(d->conn) == CONNECTION_BAD)
 		goto bad;
 	while (st != PGRES_POLLING_OK) {
 		if (st == PGRES_POLLING_FAILED)
@@ -225,7 +301,7 @@ pg_connect(struct db_pg *d, int64_t end)
 		if (pg_poll(d->conn, st == PGRES_POLLING_READING ? POLLIN :
 		    POLLOUT, end) == -1) {
 			pg_server(d->conn, srv, sizeof srv);
-			PQfinish(d->conn);
+			pq.PQfinish(d->conn);
 			d->conn = NULL;
 			(void)pg_fail(d, 1, srv);
 			(void)snprintf(d->err + strlen(d->err), sizeof d->err -
@@ -233,18 +309,18 @@ pg_connect(struct db_pg *d, int64_t end)
 			    "connection within %d ms", d->deadline_ms);
 			return -1;
 		}
-		st = PQconnectPoll(d->conn);
+		st = pq.PQconnectPoll(d->conn);
 	}
-	if (PQsetnonblocking(d->conn, 1) == -1)
+	if (pq.PQsetnonblocking(d->conn, 1) == -1)
 		goto bad;
 	/* NOTICEs ("table does not exist, skipping") are not for stderr. */
-	(void)PQsetNoticeProcessor(d->conn, pg_notice, NULL);
+	(void)pq.PQsetNoticeProcessor(d->conn, pg_notice, NULL);
 	d->gen++;
 	return 0;
 
 bad:
-	(void)pg_fail(d, 1, PQerrorMessage(d->conn));
-	PQfinish(d->conn);
+	(void)pg_fail(d, 1, pq.PQerrorMessage(d->conn));
+	pq.PQfinish(d->conn);
 	d->conn = NULL;
 	return -1;
 }
@@ -261,42 +337,42 @@ pg_results(struct db_pg *d, int64_t end)
 	char		 srv[256];
 	int		 rc;
 
-	while ((rc = PQflush(d->conn)) == 1)
+	while ((rc = pq.PQflush(d->conn)) == 1)
 		if (pg_poll(d->conn, POLLIN | POLLOUT, end) == -1 ||
-		    PQconsumeInput(d->conn) == 0)
+		    pq.PQconsumeInput(d->conn) == 0)
 			goto lost;
 	if (rc == -1)
 		goto lost;
 	for (;;) {
-		while (PQisBusy(d->conn)) {
+		while (pq.PQisBusy(d->conn)) {
 			if (pg_poll(d->conn, POLLIN, end) == -1 ||
-			    PQconsumeInput(d->conn) == 0)
+			    pq.PQconsumeInput(d->conn) == 0)
 				goto lost;
 		}
-		if ((res = PQgetResult(d->conn)) == NULL)
+		if ((res = pq.PQgetResult(d->conn)) == NULL)
 			break;
-		if (keep != NULL && PQresultStatus(keep) == PGRES_FATAL_ERROR)
-			PQclear(res);	/* the first failure says why */
+		if (keep != NULL && pq.PQresultStatus(keep) == PGRES_FATAL_ERROR)
+			pq.PQclear(res);	/* the first failure says why */
 		else {
-			PQclear(keep);
+			pq.PQclear(keep);
 			keep = res;
 		}
 	}
 	if (keep == NULL)
 		(void)pg_fail(d, 1, "no result from the server");
-	d->in_tx = PQtransactionStatus(d->conn) == PQTRANS_INTRANS ||
-	    PQtransactionStatus(d->conn) == PQTRANS_INERROR;
+	d->in_tx = pq.PQtransactionStatus(d->conn) == PQTRANS_INTRANS ||
+	    pq.PQtransactionStatus(d->conn) == PQTRANS_INERROR;
 	return keep;
 
 lost:
-	PQclear(keep);
+	pq.PQclear(keep);
 	if (pg_now_ms() >= end) {
 		pg_server(d->conn, srv, sizeof srv);
 		d->busy = 1;
 		(void)snprintf(d->err, sizeof d->err, "%s: the server did not "
 		    "answer within %d ms", srv, d->deadline_ms);
 	} else
-		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+		(void)pg_fail(d, 1, pq.PQerrorMessage(d->conn));
 	pg_drop(d);
 	return NULL;
 }
@@ -329,7 +405,7 @@ pg_check(struct db_pg *d, PGresult *res)
 	const char	*state, *msg;
 	int		 busy;
 
-	switch (PQresultStatus(res)) {
+	switch (pq.PQresultStatus(res)) {
 	case PGRES_COMMAND_OK:
 	case PGRES_TUPLES_OK:
 		d->busy = 0;
@@ -337,12 +413,12 @@ pg_check(struct db_pg *d, PGresult *res)
 	default:
 		break;
 	}
-	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-	busy = pg_state_busy(state) || PQstatus(d->conn) == CONNECTION_BAD;
+	state = pq.PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	msg = pq.PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	busy = pg_state_busy(state) || pq.PQstatus(d->conn) == CONNECTION_BAD;
 	(void)pg_fail(d, busy, msg != NULL ? msg :
-	    PQresultErrorMessage(res));
-	if (PQstatus(d->conn) == CONNECTION_BAD ||
+	    pq.PQresultErrorMessage(res));
+	if (pq.PQstatus(d->conn) == CONNECTION_BAD ||
 	    (state != NULL && strncmp(state, "08", 2) == 0))
 		pg_drop(d);
 	return -1;
@@ -355,7 +431,7 @@ pg_answer(struct db_pg *d, int64_t end)
 	PGresult *res;
 
 	if ((res = pg_results(d, end)) != NULL && pg_check(d, res) == -1) {
-		PQclear(res);
+		pq.PQclear(res);
 		res = NULL;
 	}
 	return res;
@@ -377,13 +453,13 @@ pg_closed(PGconn *c)
 
 	/* The FATAL is read first, EOF by a later read: a few rounds. */
 	for (i = 0; i < 4; i++) {
-		pfd.fd = PQsocket(c);
+		pfd.fd = pq.PQsocket(c);
 		pfd.events = POLLIN;
 		if (pfd.fd == -1)
 			return 1;
 		if (poll(&pfd, 1, 0) <= 0)
 			return 0;
-		if (PQconsumeInput(c) == 0 || PQstatus(c) == CONNECTION_BAD)
+		if (pq.PQconsumeInput(c) == 0 || pq.PQstatus(c) == CONNECTION_BAD)
 			return 1;
 	}
 	return 0;
@@ -396,7 +472,7 @@ pg_closed(PGconn *c)
 static int
 pg_ready(struct db_pg *d, int64_t end)
 {
-	if (d->conn != NULL && (PQstatus(d->conn) == CONNECTION_BAD ||
+	if (d->conn != NULL && (pq.PQstatus(d->conn) == CONNECTION_BAD ||
 	    pg_closed(d->conn)))
 		pg_drop(d);	/* in a transaction: lost (lost_tx) */
 	if (d->lost_tx)
@@ -428,7 +504,7 @@ dbp_close(struct db *db)
 	struct db_pg *d = PG(db);
 
 	if (d->conn != NULL)
-		PQfinish(d->conn);
+		pq.PQfinish(d->conn);
 	free(d->conninfo);
 	free(d);
 }
@@ -552,7 +628,7 @@ pg_blobs_free(struct db_pg_stmt *s)
 	int i;
 
 	for (i = 0; s->blobs != NULL && i < s->ncols; i++) {
-		PQfreemem(s->blobs[i].p);
+		pq.PQfreemem(s->blobs[i].p);
 		s->blobs[i].p = NULL;
 	}
 }
@@ -566,7 +642,7 @@ dbp_reset(struct db_stmt *st)
 	free(s->blobs);
 	s->blobs = NULL;
 	s->ncols = 0;
-	PQclear(s->res);
+	pq.PQclear(s->res);
 	s->res = NULL;
 	pg_unbind(s);
 }
@@ -642,7 +718,7 @@ pg_changes(struct db_pg *d, PGresult *res)
 {
 	static const char *const tags[] = { "INSERT ", "UPDATE ", "DELETE ",
 	    "MERGE " };
-	const char	*tag = PQcmdStatus(res), *n = PQcmdTuples(res);
+	const char	*tag = pq.PQcmdStatus(res), *n = pq.PQcmdTuples(res);
 	size_t		 i;
 
 	for (i = 0; i < sizeof tags / sizeof tags[0]; i++)
@@ -662,29 +738,29 @@ pg_run(struct db_pg *d, struct db_pg_stmt *s)
 	if (pg_ready(d, end) == -1)
 		return -1;
 	if (s->gen != d->gen) {
-		if (!PQsendPrepare(d->conn, s->name, s->sql, s->nparams,
+		if (!pq.PQsendPrepare(d->conn, s->name, s->sql, s->nparams,
 		    s->types))
 			goto lost;
 		if ((res = pg_answer(d, end)) == NULL)
 			return -1;
-		PQclear(res);
+		pq.PQclear(res);
 		s->gen = d->gen;
 	}
-	if (!PQsendQueryPrepared(d->conn, s->name, s->nparams,
+	if (!pq.PQsendQueryPrepared(d->conn, s->name, s->nparams,
 	    (const char *const *)s->vals, s->lens, s->fmts, 0))
 		goto lost;
 	if ((res = pg_answer(d, end)) == NULL)
 		return -1;
 	pg_changes(d, res);
 	s->res = res;
-	s->nrows = PQntuples(res);
-	s->ncols = PQnfields(res);
+	s->nrows = pq.PQntuples(res);
+	s->ncols = pq.PQnfields(res);
 	s->blobs = xcalloc(s->ncols > 0 ? s->ncols : 1, sizeof *s->blobs);
 	s->row = -1;
 	return 0;
 
 lost:
-	(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+	(void)pg_fail(d, 1, pq.PQerrorMessage(d->conn));
 	pg_drop(d);
 	return -1;
 }
@@ -715,7 +791,7 @@ dbp_column_null(struct db_stmt *st, int i)
 	struct db_pg_stmt *s = PS(st);
 
 	return s->res == NULL || s->row < 0 || s->row >= s->nrows ||
-	    PQgetisnull(s->res, s->row, i);
+	    pq.PQgetisnull(s->res, s->row, i);
 }
 
 static int64_t
@@ -726,7 +802,7 @@ dbp_column_int64(struct db_stmt *st, int i)
 
 	if (dbp_column_null(st, i))
 		return 0;
-	v = PQgetvalue(s->res, s->row, i);
+	v = pq.PQgetvalue(s->res, s->row, i);
 	if (v[0] == 't' && v[1] == '\0')	/* a boolean */
 		return 1;
 	if (v[0] == 'f' && v[1] == '\0')
@@ -741,7 +817,7 @@ dbp_column_text(struct db_stmt *st, int i)
 
 	if (dbp_column_null(st, i))
 		return NULL;
-	return PQgetvalue(s->res, s->row, i);
+	return pq.PQgetvalue(s->res, s->row, i);
 }
 
 static const void *
@@ -754,8 +830,8 @@ dbp_column_blob(struct db_stmt *st, int i, size_t *len)
 		return NULL;
 	/* Asked twice in one row: the same bytes again, not a second copy. */
 	if (s->blobs[i].p == NULL)
-		s->blobs[i].p = PQunescapeBytea((const unsigned char *)
-		    PQgetvalue(s->res, s->row, i), &s->blobs[i].len);
+		s->blobs[i].p = pq.PQunescapeBytea((const unsigned char *)
+		    pq.PQgetvalue(s->res, s->row, i), &s->blobs[i].len);
 	*len = s->blobs[i].p != NULL ? s->blobs[i].len : 0;
 	return s->blobs[i].p;
 }
@@ -779,15 +855,15 @@ dbp_exec(struct db *db, const char *sql)
 	}
 	if (pg_ready(d, end) == -1)
 		return -1;
-	if (!PQsendQuery(d->conn, sql)) {
-		(void)pg_fail(d, 1, PQerrorMessage(d->conn));
+	if (!pq.PQsendQuery(d->conn, sql)) {
+		(void)pg_fail(d, 1, pq.PQerrorMessage(d->conn));
 		pg_drop(d);
 		return -1;
 	}
 	if ((res = pg_answer(d, end)) == NULL)
 		return -1;
 	pg_changes(d, res);
-	PQclear(res);
+	pq.PQclear(res);
 	return 0;
 }
 
@@ -798,8 +874,8 @@ dbp_in_transaction(struct db *db)
 
 	/* INERROR too: a failed statement left it open, to roll back. */
 	return d->lost_tx || (d->conn != NULL &&
-	    (PQtransactionStatus(d->conn) == PQTRANS_INTRANS ||
-	    PQtransactionStatus(d->conn) == PQTRANS_INERROR));
+	    (pq.PQtransactionStatus(d->conn) == PQTRANS_INTRANS ||
+	    pq.PQtransactionStatus(d->conn) == PQTRANS_INERROR));
 }
 
 static const char *
@@ -884,15 +960,17 @@ db_pg_conninfo_check(const char *conninfo, char **cause)
 	char			*why = NULL;
 	int			 rc = 0;
 
+	if (pg_load(cause) == -1)
+		return -1;
 	/*
 	 * libpq's reason quotes the text it stumbled on, which may be a
 	 * password ("password=a b" is 'missing "=" after "b"'): not shown.
 	 */
-	if ((opts = PQconninfoParse(conninfo, &why)) == NULL) {
+	if ((opts = pq.PQconninfoParse(conninfo, &why)) == NULL) {
 		*cause = xstrdup(why == NULL ? "out of memory" : "not a "
 		    "PostgreSQL connection string or URI (libpq cannot parse "
 		    "it; its reason is not shown: it may quote a password)");
-		PQfreemem(why);
+		pq.PQfreemem(why);
 		return -1;
 	}
 	for (o = opts; o->keyword != NULL; o++) {
@@ -905,6 +983,6 @@ db_pg_conninfo_check(const char *conninfo, char **cause)
 			rc = -1;
 		}
 	}
-	PQconninfoFree(opts);
+	pq.PQconninfoFree(opts);
 	return rc;
 }
