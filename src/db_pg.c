@@ -140,6 +140,8 @@ missing:
 #define PG_TEXTOID	25
 #define PG_BYTEAOID	17
 #define PG_PARAMS_MAX	64
+#define DB_PG_IDLE_TX	"'5s'"		/* see pg_connect */
+#define DB_PG_LOCK_WAIT	"'800ms'"
 
 struct db_pg {
 	struct db	 base;
@@ -272,6 +274,8 @@ pg_notice(void *arg, const char *msg)
 	(void)msg;
 }
 
+static PGresult	*pg_results(struct db_pg *, int64_t);
+
 /*
  * Connect, by end (monotonic ms: the deadline of the call that needs the
  * connection, which its statement then shares): 0, or -1 busy with the
@@ -288,6 +292,7 @@ pg_connect(struct db_pg *d, int64_t end)
 	    "fallback_application_name", NULL };
 	const char			*vals[] = { d->conninfo, "tickd", NULL };
 	PostgresPollingStatusType	 st = PGRES_POLLING_WRITING;
+	PGresult			*res;
 	char				 srv[256];
 
 	/* dbname expanded: conninfo is a whole connection string or URI. */
@@ -315,6 +320,29 @@ pg_connect(struct db_pg *d, int64_t end)
 		goto bad;
 	/* NOTICEs ("table does not exist, skipping") are not for stderr. */
 	(void)pq.PQsetNoticeProcessor(d->conn, pg_notice, NULL);
+	/*
+	 * The session's limits.  A client cut off inside a transaction
+	 * (a partition: the server sees no end to its connection for as
+	 * long as TCP takes) would keep its locks, a job's row among them,
+	 * and stall every node that dispatches the job: the server ends
+	 * such a session after DB_PG_IDLE_TX.  A lock awaited longer than
+	 * DB_PG_LOCK_WAIT fails the call as busy, before the deadline would
+	 * drop the connection.
+	 */
+	if (!pq.PQsendQuery(d->conn, "SET idle_in_transaction_session_"
+	    "timeout = " DB_PG_IDLE_TX "; SET lock_timeout = "
+	    DB_PG_LOCK_WAIT))
+		goto bad;
+	if ((res = pg_results(d, end)) == NULL)
+		return -1;	/* dropped, the error set */
+	if (pq.PQresultStatus(res) != PGRES_COMMAND_OK) {
+		(void)pg_fail(d, 1, pq.PQresultErrorMessage(res));
+		pq.PQclear(res);
+		pq.PQfinish(d->conn);
+		d->conn = NULL;
+		return -1;
+	}
+	pq.PQclear(res);
 	d->gen++;
 	return 0;
 

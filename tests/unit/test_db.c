@@ -61,6 +61,27 @@ run(struct db *db, const char *sql)
 	return -1;
 }
 
+/*
+ * The session's limits (db_pg.c, pg_connect): a client cut off inside a
+ * transaction loses its locks after 5 s; a lock is awaited 800 ms.
+ */
+static void
+test_session(struct db *db)
+{
+	struct db_stmt *st = NULL;
+
+	T_RUN("postgresql: session");
+	T_EQ_INT(db_prepare(db, "SELECT current_setting("
+	    "'idle_in_transaction_session_timeout'), "
+	    "current_setting('lock_timeout')", &st), 0);
+	if (st == NULL)
+		return;
+	T_EQ_INT(db_step(st), DB_ROW);
+	T_EQ_STR(db_column_text(st, 0), "5s");
+	T_EQ_STR(db_column_text(st, 1), "800ms");
+	db_finalize(st);
+}
+
 static void
 test_values(struct db *db, const char *name)
 {
@@ -662,6 +683,7 @@ main(void)
 		T_EQ_INT(run(db, "DROP SCHEMA public CASCADE; CREATE SCHEMA "
 		    "public"), 0);
 		test_values(db, "postgresql: values");
+		test_session(db);
 		T_EQ_INT(run(db, "DROP TABLE v"), 0);
 		db_close(db);
 		if (getenv("TICKD_TEST_PG_LOCAL") != NULL)
