@@ -36,6 +36,7 @@
  * error message.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,42 @@ ctl_check_job(struct ctl_ctx *ctx, struct ctl_findings *f,
 	return 0;
 }
 
+/*
+ * With a PostgreSQL state: a live node (a heartbeat within three leases)
+ * whose job definitions differ from these files, or whose clock is too
+ * far from the server's for it to claim, is a problem.
+ */
+static void
+ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
+    struct ctl_findings *f)
+{
+	struct store_query_node	*v = NULL;
+	char			*cause = NULL;
+	size_t			 n = 0, i;
+
+	if (store_query_nodes(ctx->store, &v, &n, &cause) == -1) {
+		ctl_check_add(f, 1, "state", NULL, xasprintf("state %s: %s",
+		    c->state, cause));
+		free(cause);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i].age_ms > c->lease * 3000)
+			continue;
+		if (!ctl_node_same(c, &v[i]))
+			ctl_check_add(f, 1, "drift", NULL, xasprintf("node %s: "
+			    "its job definitions differ from these files",
+			    v[i].node));
+		if (ctl_node_skewed(c, &v[i]))
+			ctl_check_add(f, 1, "clock", NULL, xasprintf("node %s: "
+			    "its clock is %+" PRId64 " ms off the database "
+			    "server's (max_clock_skew %" PRId64 " s): it claims "
+			    "nothing", v[i].node, v[i].offset_ms,
+			    c->max_clock_skew));
+	}
+	store_query_nodes_free(v, n);
+}
+
 /* tickctl check: collect every finding, then the summary and them. */
 static int
 ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
@@ -215,6 +252,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		}
 	}
 
+	if (ctx->store != NULL)
+		ctl_check_nodes(ctx, c, &f);
 	nwarn = f.n - f.ncritical;
 	status = f.ncritical > 0 ? "CRITICAL" : nwarn > 0 ? "WARNING" : "OK";
 	if (f.n == 0)

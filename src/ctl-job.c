@@ -332,3 +332,21 @@ ctl_job_run_row(struct ctl_table *t, const struct store_query_run *r,
 	free(id);
 	free(note);
 }
+
+/* Whether node n's job definitions are those of configuration c. */
+int
+ctl_node_same(const struct conf *c, const struct store_query_node *n)
+{
+	char hash[17];
+
+	(void)snprintf(hash, sizeof hash, "%016" PRIx64, conf_defs_hash(c));
+	return n->defs_hash != NULL && strcmp(n->defs_hash, hash) == 0;
+}
+
+/* Whether node n's clock is too far from the server's for it to claim. */
+int
+ctl_node_skewed(const struct conf *c, const struct store_query_node *n)
+{
+	return n->offset_ms > c->max_clock_skew * 1000 ||
+	    -n->offset_ms > c->max_clock_skew * 1000;
+}

@@ -51,4 +51,9 @@ void		 ctl_job_run_row(struct ctl_table *,
 		     const struct store_query_run *, const struct tz *,
 		     int64_t);
 
+int		 ctl_node_same(const struct conf *,
+		     const struct store_query_node *);
+int		 ctl_node_skewed(const struct conf *,
+		     const struct store_query_node *);
+
 #endif /* TICKD_CTL_JOB_H */

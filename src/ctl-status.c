@@ -98,16 +98,6 @@ ctl_status_pid_since(long pid)
 	    long)hz);
 }
 
-/* Whether node n's job definitions are this configuration's. */
-static int
-ctl_status_node_same(const struct conf *c, const struct store_query_node *n)
-{
-	char hash[17];
-
-	(void)snprintf(hash, sizeof hash, "%016" PRIx64, conf_defs_hash(c));
-	return n->defs_hash != NULL && strcmp(n->defs_hash, hash) == 0;
-}
-
 /* A node of a server's database, for people: one line into buf. */
 static void
 ctl_status_node_line(const struct conf *c, const struct store_query_node *n,
@@ -118,9 +108,8 @@ ctl_status_node_line(const struct conf *c, const struct store_query_node *n,
 	duration_format(n->age_ms / 1000, beat, sizeof beat);
 	(void)snprintf(buf, len, "%s: beat %s ago, clock %+" PRId64 " ms%s, "
 	    "%" PRId64 " running%s%s", n->node, beat, n->offset_ms,
-	    n->offset_ms > c->max_clock_skew * 1000 ||
-	    -n->offset_ms > c->max_clock_skew * 1000 ? " (too far: it claims "
-	    "nothing)" : "", n->running, ctl_status_node_same(c, n) ? "" :
+	    ctl_node_skewed(c, n) ? " (too far: it claims nothing)" : "",
+	    n->running, ctl_node_same(c, n) ? "" :
 	    ", job definitions differ from these files",
 	    n->age_ms > c->lease * 3000 ? " (silent: gone?)" : "");
 }
@@ -135,7 +124,7 @@ ctl_status_node_json(struct ctl_json *j, const struct conf *c,
 	ctl_json_int(j, "heartbeat_age_ms", n->age_ms);
 	ctl_json_int(j, "clock_offset_ms", n->offset_ms);
 	ctl_json_int(j, "running", n->running);
-	ctl_json_bool(j, "same_definitions", ctl_status_node_same(c, n));
+	ctl_json_bool(j, "same_definitions", ctl_node_same(c, n));
 	ctl_json_close(j);
 }
 

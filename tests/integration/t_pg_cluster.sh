@@ -118,6 +118,12 @@ expect_eq "status --json: n4 as the nodes table has it" "$(printf '%s\n' "$out" 
     jpy '[(n["node"], n["clock_offset_ms"] > 4000, n["same_definitions"])
     for n in o["nodes"]]' | tr -d '\n')" \
     '["n1", false, true]["n2", false, true]["n3", false, true]["n4", true, false]'
+run_cmd "$TICKCTL" -c "$dir/n1.conf" check
+expect_eq "check on n1: exit" "$rc" 1
+expect_eq "check on n1: n4's findings" "$(printf '%s\n' "$out" |
+    grep '^node ' | sed 's/+[45][0-9][0-9][0-9] ms/+N ms/')" \
+    "node n4: its job definitions differ from these files
+node n4: its clock is +N ms off the database server's (max_clock_skew 2 s): it claims nothing"
 run_cmd "$TICKCTL" -c "$dir/n1.conf" metrics
 expect_eq "metrics: n4 does not claim, the others do" "$(printf '%s\n' "$out" |
     grep '^tickd_node_claiming' | tr '\n' ' ')" 'tickd_node_claiming{node="n1"} 1.000 tickd_node_claiming{node="n2"} 1.000 tickd_node_claiming{node="n3"} 1.000 tickd_node_claiming{node="n4"} 0.000 '
