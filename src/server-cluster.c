@@ -203,6 +203,14 @@ server_drift_one(const struct store_node *n, void *arg)
 	    len > 0 ? ", " : "", n->node);
 }
 
+/* The hash the beat records, of the definitions loaded (at start, reload). */
+void
+server_cluster_defs(struct server *s)
+{
+	(void)snprintf(s->defs_hash, sizeof s->defs_hash, "%016" PRIx64,
+	    conf_defs_hash(s->conf));
+}
+
 /*
  * Beat: measure this node's clock against the server's (the middle of
  * the round trip against the server's reading), refuse to claim while
@@ -213,7 +221,6 @@ int
 server_cluster_beat(struct server *s)
 {
 	struct server_drift	 d;
-	char			 hash[17];
 	int64_t			 t0, t1, srv;
 
 	t0 = clock_wall_ms();
@@ -240,14 +247,12 @@ server_cluster_beat(struct server *s)
 		log_notice("the database answers again: this node claims "
 		    "again");
 	}
-	(void)snprintf(hash, sizeof hash, "%016" PRIx64,
-	    conf_defs_hash(s->conf));
 	if (store_node_put(s->store, s->node, s->owner, s->clock_offset_ms,
-	    (int64_t)s->nrunning, hash) == -1)
+	    (int64_t)s->nrunning, s->defs_hash) == -1)
 		return -1;
 	memset(&d, 0, sizeof d);
 	d.s = s;
-	d.hash = hash;
+	d.hash = s->defs_hash;
 	d.now_ms = srv;
 	if (store_nodes(s->store, server_drift_one, &d) == -1)
 		return -1;

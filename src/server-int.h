@@ -137,6 +137,7 @@ struct server {
 	int64_t			  lease_ok;	/* mono ms of the last renewal */
 	int64_t			  clock_offset_ms; /* ours minus the server's */
 	char			  drift[512];	/* nodes whose jobs differ */
+	char			  defs_hash[17]; /* conf_defs_hash, at each load */
 	char			  machine_id[80];
 	char			  boot_id[40];
 	int64_t			  boot_time;
@@ -312,6 +313,7 @@ void	server_cluster_cb(struct ev_loop *, ev_timer *, int);
 int	server_cluster_job(struct server *, struct sjob *, int64_t *);
 int	server_cluster_ours(const struct server *, const char *);
 int	server_cluster_beat(struct server *);
+void	server_cluster_defs(struct server *);
 void	server_cluster_renewed(struct server *);
 void	server_cluster_fence_cb(struct ev_loop *, ev_timer *, int);
 void	server_log_causes(const struct conf *, const struct conf_causes *);

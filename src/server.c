@@ -925,6 +925,8 @@ server_reload(struct server *s, struct control_reply *reply)
 	    NULL && strcmp(c->cgroup, old->cgroup) != 0))
 		log_warn("reload: cgroup changes only at restart");
 	s->conf = c;
+	if (s->cluster)
+		server_cluster_defs(s);
 	log_level = c->log_level > s->verbose ? c->log_level : s->verbose;
 	if (c->max_running != old->max_running)
 		server_slots_check(s);
@@ -1684,6 +1686,7 @@ server_main(const char *path, int verbose)
 	server_identity(s);
 	s->cluster = store_is_server(s->conf->state);
 	if (s->cluster) {
+		server_cluster_defs(s);
 		/* The server's database is shared: lock this node alone. */
 		lock = conf_state_lock(s->conf);
 		server_state_dir(lock);
