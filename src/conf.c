@@ -45,6 +45,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -2453,19 +2454,41 @@ conf_state_lock(const struct conf *c)
 }
 
 /*
- * A hash of every valid job's definition (its id and normalized text, in
- * id order): nodes sharing a database compare theirs to find one whose
- * job files differ.
+ * A hash of every valid job's definition (its id and def_hash, in id
+ * order): nodes sharing a database compare theirs to find one whose job
+ * files differ, then the jobs' own hashes (conf_job_hash) to say which.
  */
 uint64_t
 conf_defs_hash(const struct conf *c)
 {
 	uint64_t	h = CONF_HASH_INIT;
+	char		hash[CONF_HASH_HEX];
 	size_t		i;
 
 	for (i = 0; i < c->njobs; i++) {
-		h = conf_hash(h, c->jobs[i]->id);
-		h = conf_hash(h, c->jobs[i]->text);
+		conf_job_hash(c->jobs[i], hash);
+		h = conf_hash(conf_hash(h, c->jobs[i]->id), hash);
 	}
 	return h;
+}
+
+/* A job's definition hash as the store keeps it: hex, NUL-terminated. */
+void
+conf_job_hash(const struct job_def *d, char hash[CONF_HASH_HEX])
+{
+	(void)snprintf(hash, CONF_HASH_HEX, "%016" PRIx64, d->def_hash);
+}
+
+/*
+ * This host's name among the nodes of a server's database: [daemon]
+ * node, else the host name.  Into buf.
+ */
+void
+conf_node(const struct conf *c, char *buf, size_t len)
+{
+	if (c->node != NULL)
+		(void)snprintf(buf, len, "%s", c->node);
+	else if (gethostname(buf, len) == -1)
+		(void)snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
 }

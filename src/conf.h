@@ -122,6 +122,9 @@ struct conf_file {
 	size_t			 njobs;
 };
 
+/* A job's definition hash in hex (conf_job_hash), with its NUL. */
+#define CONF_HASH_HEX	17
+
 /* The daemon's settings and its jobs. */
 struct conf {
 	char		 *path;		/* tickd.conf as given */
@@ -180,6 +183,8 @@ void		 job_def_free(struct job_def *);
 int		 conf_id_valid(const char *);
 char		*conf_state_lock(const struct conf *);
 uint64_t	 conf_defs_hash(const struct conf *);
+void		 conf_job_hash(const struct job_def *, char[CONF_HASH_HEX]);
+void		 conf_node(const struct conf *, char *, size_t);
 struct job_def	*conf_job_parse(struct conf *, const char *, const char *,
 		     struct conf_causes *);
 

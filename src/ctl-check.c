@@ -153,7 +153,7 @@ ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
     struct ctl_findings *f)
 {
 	struct store_query_node	*v = NULL;
-	char			*cause = NULL;
+	char			*cause = NULL, jobs[512];
 	size_t			 n = 0, i;
 
 	if (store_query_nodes(ctx->store, &v, &n, &cause) == -1) {
@@ -165,10 +165,16 @@ ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
 	for (i = 0; i < n; i++) {
 		if (v[i].age_ms > c->lease * 3000)
 			continue;
-		if (!ctl_node_same(c, &v[i]))
+		if (!ctl_node_same(c, &v[i])) {
+			if (ctl_node_diff(ctx->store, c, v[i].node, jobs,
+			    sizeof jobs, &cause) == -1) {
+				free(cause);	/* the finding stands */
+				cause = NULL;
+			}
 			ctl_check_add(f, 1, "drift", NULL, xasprintf("node %s: "
-			    "its job definitions differ from these files",
-			    v[i].node));
+			    "job definitions differ from these files%s%s",
+			    v[i].node, jobs[0] != '\0' ? ": " : "", jobs));
+		}
 		if (ctl_node_skewed(c, &v[i]))
 			ctl_check_add(f, 1, "clock", NULL, xasprintf("node %s: "
 			    "its clock is %+" PRId64 " ms off the database "

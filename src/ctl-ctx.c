@@ -150,7 +150,7 @@ ctl_ctx_conf(struct ctl_ctx *ctx)
 struct store_query *
 ctl_ctx_store_quiet(struct ctl_ctx *ctx)
 {
-	char *cause = NULL;
+	char *cause = NULL, node[64];
 
 	if (ctx->store_tried)
 		return ctx->store;
@@ -165,7 +165,10 @@ ctl_ctx_store_quiet(struct ctl_ctx *ctx)
 		ctx->store_cause = xasprintf("state %s: %s",
 		    ctx->conf->state, cause);
 		free(cause);
+		return NULL;
 	}
+	conf_node(ctx->conf, node, sizeof node);	/* this host's daemon */
+	store_query_scope(ctx->store, node);
 	return ctx->store;
 }
 

@@ -343,6 +343,77 @@ ctl_node_same(const struct conf *c, const struct store_query_node *n)
 	return n->defs_hash != NULL && strcmp(n->defs_hash, hash) == 0;
 }
 
+/* The walk of ctl_node_diff: node's jobs against c's, both in id order. */
+struct ctl_diff {
+	const struct conf	*c;
+	size_t			 next;		/* of c->jobs, not yet met */
+	char			*buf;
+	size_t			 len;
+	size_t			 n;
+};
+
+/* Add job to the list, "job (why)" or "job". */
+static void
+ctl_diff_add(struct ctl_diff *d, const char *job, const char *why)
+{
+	size_t used = strlen(d->buf);
+
+	if (++d->n <= CTL_DIFF_MAX)
+		(void)snprintf(d->buf + used, d->len - used, "%s%s%s", used > 0 ?
+		    ", " : "", job, why);
+}
+
+static void
+ctl_diff_one(const char *job, const char *hash, void *arg)
+{
+	struct ctl_diff		*d = arg;
+	const struct conf	*c = d->c;
+	char			 ours[CONF_HASH_HEX];
+	int			 cmp = 1;
+
+	for (; d->next < c->njobs; d->next++) {
+		if ((cmp = strcmp(c->jobs[d->next]->id, job)) >= 0)
+			break;
+		ctl_diff_add(d, c->jobs[d->next]->id, " (not on that node)");
+	}
+	if (cmp != 0) {
+		ctl_diff_add(d, job, " (not in these files)");
+		return;
+	}
+	conf_job_hash(c->jobs[d->next++], ours);
+	if (hash == NULL || strcmp(hash, ours) != 0)
+		ctl_diff_add(d, job, "");
+}
+
+/*
+ * Which jobs of node differ from configuration c's, for people, into buf
+ * ("a, b (not in these files), c (not on that node), and 3 more"): how
+ * many, or -1 with *cause.
+ */
+int64_t
+ctl_node_diff(struct store_query *q, const struct conf *c, const char *node,
+    char *buf, size_t len, char **cause)
+{
+	struct ctl_diff	d;
+	size_t		used;
+
+	memset(&d, 0, sizeof d);
+	d.c = c;
+	d.buf = buf;
+	d.len = len;
+	buf[0] = '\0';
+	if (store_query_node_jobs(q, node, ctl_diff_one, &d, cause) == -1)
+		return -1;
+	for (; d.next < c->njobs; d.next++)
+		ctl_diff_add(&d, c->jobs[d.next]->id, " (not on that node)");
+	if (d.n > CTL_DIFF_MAX) {
+		used = strlen(buf);
+		(void)snprintf(buf + used, len - used, ", and %zu more",
+		    d.n - CTL_DIFF_MAX);
+	}
+	return (int64_t)d.n;
+}
+
 /* Whether node n's clock is too far from the server's for it to claim. */
 int
 ctl_node_skewed(const struct conf *c, const struct store_query_node *n)

@@ -13,6 +13,7 @@
 #include "store_query.h"
 
 #define CTL_JOB_BLOCKED_SKIPS	3	/* overlap skips in a row: blocked */
+#define CTL_DIFF_MAX		8	/* jobs named by ctl_node_diff */
 
 /* DST notes on an instant (ctl_job_dst). */
 #define CTL_JOB_DST_GAP		1	/* nominal time absent: shifted */
@@ -53,6 +54,8 @@ void		 ctl_job_run_row(struct ctl_table *,
 
 int		 ctl_node_same(const struct conf *,
 		     const struct store_query_node *);
+int64_t		 ctl_node_diff(struct store_query *, const struct conf *,
+		     const char *, char *, size_t, char **);
 int		 ctl_node_skewed(const struct conf *,
 		     const struct store_query_node *);
 

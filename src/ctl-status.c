@@ -98,33 +98,58 @@ ctl_status_pid_since(long pid)
 	    long)hz);
 }
 
+/*
+ * How many of node n's job definitions differ from c's (0 when its hash
+ * is c's), and which, for people, into buf; -1 when they cannot be read.
+ */
+static int64_t
+ctl_status_node_diff(struct store_query *q, const struct conf *c,
+    const struct store_query_node *n, char *buf, size_t len)
+{
+	char	*cause = NULL;
+	int64_t	 ndiff;
+
+	buf[0] = '\0';
+	if (ctl_node_same(c, n))
+		return 0;
+	if ((ndiff = ctl_node_diff(q, c, n->node, buf, len, &cause)) == -1)
+		free(cause);
+	return ndiff;
+}
+
 /* A node of a server's database, for people: one line into buf. */
 static void
-ctl_status_node_line(const struct conf *c, const struct store_query_node *n,
-    char *buf, size_t len)
+ctl_status_node_line(struct store_query *q, const struct conf *c,
+    const struct store_query_node *n, char *buf, size_t len)
 {
-	char beat[CTL_FMT_BUFSZ];
+	char	beat[CTL_FMT_BUFSZ], jobs[512];
+	int64_t	ndiff;
 
 	duration_format(n->age_ms / 1000, beat, sizeof beat);
+	ndiff = ctl_status_node_diff(q, c, n, jobs, sizeof jobs);
 	(void)snprintf(buf, len, "%s: beat %s ago, clock %+" PRId64 " ms%s, "
-	    "%" PRId64 " running%s%s", n->node, beat, n->offset_ms,
+	    "%" PRId64 " running%s%s%s%s", n->node, beat, n->offset_ms,
 	    ctl_node_skewed(c, n) ? " (too far: it claims nothing)" : "",
-	    n->running, ctl_node_same(c, n) ? "" :
-	    ", job definitions differ from these files",
-	    n->age_ms > c->lease * 3000 ? " (silent: gone?)" : "");
+	    n->running, ndiff == 0 ? "" :
+	    ", job definitions differ from these files", ndiff > 0 ? ": " : "",
+	    jobs, n->age_ms > c->lease * 3000 ? " (silent: gone?)" : "");
 }
 
 static void
-ctl_status_node_json(struct ctl_json *j, const struct conf *c,
-    const struct store_query_node *n)
+ctl_status_node_json(struct ctl_json *j, struct store_query *q,
+    const struct conf *c, const struct store_query_node *n)
 {
+	char	jobs[512];
+	int64_t	ndiff = ctl_status_node_diff(q, c, n, jobs, sizeof jobs);
+
 	ctl_json_open(j, NULL);
 	ctl_json_str(j, "node", n->node);
 	ctl_json_time_ms(j, "heartbeat", n->heartbeat_ms);
 	ctl_json_int(j, "heartbeat_age_ms", n->age_ms);
 	ctl_json_int(j, "clock_offset_ms", n->offset_ms);
 	ctl_json_int(j, "running", n->running);
-	ctl_json_bool(j, "same_definitions", ctl_node_same(c, n));
+	ctl_json_bool(j, "same_definitions", ndiff == 0);
+	ctl_json_opt(j, "differing_jobs", ndiff);
 	ctl_json_close(j);
 }
 
@@ -207,7 +232,7 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		if (nnodes > 0) {
 			ctl_json_open_array(&j, "nodes");
 			for (i = 0; i < nnodes; i++)
-				ctl_status_node_json(&j, c, &nodes[i]);
+				ctl_status_node_json(&j, q, c, &nodes[i]);
 			ctl_json_close_array(&j);
 		}
 		ctl_json_close(&j);
@@ -268,7 +293,8 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 			ctl_table_row(&t, "tracked", buf);
 		}
 		for (i = 0; i < nnodes; i++) {
-			ctl_status_node_line(c, &nodes[i], buf, sizeof buf);
+			ctl_status_node_line(q, c, &nodes[i], buf,
+			    sizeof buf);
 			ctl_table_row(&t, i == 0 ? "nodes" : "", buf);
 		}
 		if (ctl_table_print(&t, NULL) == -1)

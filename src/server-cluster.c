@@ -47,6 +47,10 @@
 #include "runner.h"
 #include "server-int.h"
 #include "store.h"
+#include "xmalloc.h"
+
+/* Jobs named when a node's definitions differ from this one's. */
+#define SERVER_DIFF_MAX	8
 
 /*
  * Take the job's row in the dispatch transaction and read what other
@@ -181,12 +185,11 @@ server_ghost_one(const struct store_found *f, void *arg)
 		server_settle(s, f, 1);
 }
 
-/* The walk of server_cluster_drift. */
+/* The walk of server_cluster_drift: the live nodes whose hash differs. */
 struct server_drift {
 	struct server	*s;
-	const char	*hash;
 	int64_t		 now_ms;	/* the server's */
-	char		 nodes[512];	/* the live nodes whose hash differs */
+	char		 nodes[512];	/* "NODE=HASH ..." */
 };
 
 static void
@@ -196,19 +199,131 @@ server_drift_one(const struct store_node *n, void *arg)
 	size_t			 len = strlen(d->nodes);
 
 	if (strcmp(n->node, d->s->node) == 0 || n->defs_hash == NULL ||
-	    strcmp(n->defs_hash, d->hash) == 0 ||
+	    strcmp(n->defs_hash, d->s->defs_hash) == 0 ||
 	    d->now_ms - n->heartbeat_ms > d->s->conf->lease * 3000)
 		return;
-	(void)snprintf(d->nodes + len, sizeof d->nodes - len, "%s%s",
-	    len > 0 ? ", " : "", n->node);
+	(void)snprintf(d->nodes + len, sizeof d->nodes - len, "%s%s=%s",
+	    len > 0 ? " " : "", n->node, n->defs_hash);
 }
 
-/* The hash the beat records, of the definitions loaded (at start, reload). */
+/* The walk of server_drift_node: the jobs that differ, for people. */
+struct server_diff {
+	const char	*node;
+	char		 jobs[384];
+	int		 n;
+};
+
+static void
+server_diff_one(const char *job, int here, int there, void *arg)
+{
+	struct server_diff	*d = arg;
+	size_t			 len = strlen(d->jobs);
+
+	if (++d->n > SERVER_DIFF_MAX)
+		return;
+	(void)snprintf(d->jobs + len, sizeof d->jobs - len, "%s%s%s%s",
+	    len > 0 ? ", " : "", job, !there ? " (only here)" : "",
+	    !here ? " (only there)" : "");
+}
+
+/* Whether word w is one of the space-separated words of list. */
+static int
+server_word_in(const char *list, const char *w)
+{
+	size_t		 n = strlen(w);
+	const char	*p;
+
+	for (p = list; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' ||
+		    p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Say which jobs of node (a live one whose hash differs) differ. 0, -1. */
+static int
+server_drift_node(struct server *s, const char *node)
+{
+	struct server_diff	d;
+
+	memset(&d, 0, sizeof d);
+	d.node = node;
+	if (store_node_diff(s->store, s->node, node, SERVER_DIFF_MAX + 1,
+	    server_diff_one, &d) == -1)
+		return -1;
+	log_err("node %s: the definition%s of %s%s differ%s from this "
+	    "node's (%s): every node must have the same job files", node,
+	    d.n == 1 ? "" : "s", d.jobs, d.n > SERVER_DIFF_MAX ? ", ..." : "",
+	    d.n == 1 ? "s" : "", s->node);
+	return 0;
+}
+
+/*
+ * Report the live nodes whose job definitions differ from this one's,
+ * each once (again when its definitions change).  0 or -1.
+ */
+static int
+server_cluster_drift(struct server *s, int64_t now_ms)
+{
+	struct server_drift	 d;
+	char			 walk[sizeof d.nodes], *p, *last = NULL;
+
+	memset(&d, 0, sizeof d);
+	d.s = s;
+	d.now_ms = now_ms;
+	if (store_nodes(s->store, server_drift_one, &d) == -1)
+		return -1;
+	(void)snprintf(walk, sizeof walk, "%s", d.nodes);
+	for (p = strtok_r(walk, " ", &last); p != NULL;
+	    p = strtok_r(NULL, " ", &last)) {
+		if (server_word_in(s->drift, p))
+			continue;
+		*strchr(p, '=') = '\0';
+		if (server_drift_node(s, p) == -1)
+			return -1;
+	}
+	(void)snprintf(s->drift, sizeof s->drift, "%s", d.nodes);
+	return 0;
+}
+
+/*
+ * The hash the beat records, of the definitions loaded (at start,
+ * reload); the jobs' own hashes go to node_jobs at the next beat.
+ */
 void
 server_cluster_defs(struct server *s)
 {
 	(void)snprintf(s->defs_hash, sizeof s->defs_hash, "%016" PRIx64,
 	    conf_defs_hash(s->conf));
+	s->defs_synced = 0;
+}
+
+/* Record this node's job definitions, one hash a job.  0 or -1. */
+static int
+server_cluster_jobs(struct server *s)
+{
+	struct store_node_job	*v;
+	char			(*hash)[CONF_HASH_HEX];
+	size_t			 i, n = s->conf->njobs;
+	int			 rc;
+
+	v = xreallocarray(NULL, n + 1, sizeof *v);
+	hash = xreallocarray(NULL, n + 1, sizeof *hash);
+	for (i = 0; i < n; i++) {
+		conf_job_hash(s->conf->jobs[i], hash[i]);
+		v[i].job = s->conf->jobs[i]->id;
+		v[i].hash = hash[i];
+	}
+	rc = store_begin(s->store);
+	if (rc == 0 && (rc = store_node_jobs(s->store, s->node, v, n)) == 0)
+		rc = store_commit(s->store);
+	else if (rc == 0)
+		store_rollback(s->store);
+	free(v);
+	free(hash);
+	if (rc == 0)
+		s->defs_synced = 1;
+	return rc;
 }
 
 /*
@@ -220,7 +335,6 @@ server_cluster_defs(struct server *s)
 int
 server_cluster_beat(struct server *s)
 {
-	struct server_drift	 d;
 	int64_t			 t0, t1, srv;
 
 	t0 = clock_wall_ms();
@@ -247,21 +361,13 @@ server_cluster_beat(struct server *s)
 		log_notice("the database answers again: this node claims "
 		    "again");
 	}
+	/* The hash only once the jobs' own are there to compare. */
+	if (!s->defs_synced && server_cluster_jobs(s) == -1)
+		return -1;
 	if (store_node_put(s->store, s->node, s->owner, s->clock_offset_ms,
 	    (int64_t)s->nrunning, s->defs_hash) == -1)
 		return -1;
-	memset(&d, 0, sizeof d);
-	d.s = s;
-	d.hash = s->defs_hash;
-	d.now_ms = srv;
-	if (store_nodes(s->store, server_drift_one, &d) == -1)
-		return -1;
-	if (strcmp(d.nodes, s->drift) != 0 && d.nodes[0] != '\0')
-		log_err("the job definitions of node%s %s differ from this "
-		    "node's (%s): every node must have the same job files",
-		    strchr(d.nodes, ',') != NULL ? "s" : "", d.nodes, s->node);
-	(void)snprintf(s->drift, sizeof s->drift, "%s", d.nodes);
-	return 0;
+	return server_cluster_drift(s, srv);
 }
 
 /*

@@ -136,8 +136,9 @@ struct server {
 	int			  fenced;	/* leases not renewed: no claims */
 	int64_t			  lease_ok;	/* mono ms of the last renewal */
 	int64_t			  clock_offset_ms; /* ours minus the server's */
-	char			  drift[512];	/* nodes whose jobs differ */
+	char			  drift[512];	/* "NODE=HASH ..." reported */
 	char			  defs_hash[17]; /* conf_defs_hash, at each load */
+	int			  defs_synced;	/* node_jobs holds this load's */
 	char			  machine_id[80];
 	char			  boot_id[40];
 	int64_t			  boot_time;

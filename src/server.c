@@ -1445,11 +1445,7 @@ server_identity(struct server *s)
 	    sizeof s->boot_id) == -1)
 		s->boot_id[0] = '\0';
 	s->boot_time = server_boot_time();
-	if (s->conf->node != NULL)
-		(void)snprintf(host, sizeof host, "%s", s->conf->node);
-	else if (gethostname(host, sizeof host) == -1)
-		(void)snprintf(host, sizeof host, "localhost");
-	host[sizeof host - 1] = '\0';
+	conf_node(s->conf, host, sizeof host);
 	(void)snprintf(s->node, sizeof s->node, "%s", host);
 	(void)snprintf(s->owner, sizeof s->owner, "%s:%ld", host,
 	    (long)getpid());
@@ -1708,6 +1704,7 @@ server_main(const char *path, int verbose)
 		free(cause);
 		return server_not_started(s, 1);
 	}
+	store_meta_scope(s->store, s->node);
 	if (!store_is_server(s->conf->state))
 		server_state_private(s->state);
 	if (server_track(s) == -1)

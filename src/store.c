@@ -59,6 +59,7 @@
 
 #define STORE_BUSY_MS	250
 #define STORE_PG_DEADLINE_MS	1000	/* one round trip to a server */
+#define STORE_NODE_BATCH	65536	/* bytes of job hashes a statement */
 
 /* The end of a cause about a file tickd cannot use, in tickd(8). */
 #define STORE_RECOVER	"move it aside to recover it or start afresh " \
@@ -112,6 +113,9 @@ enum {
 	ST_SERVER_NOW,
 	ST_NODE_PUT,
 	ST_NODES,
+	ST_NODE_JOBS_CLEAR,
+	ST_NODE_JOBS_ADD,
+	ST_NODE_DIFF,
 	ST_RUNS_OWNED,
 	ST_RUN_GHOST,
 	ST_COUNT
@@ -263,6 +267,9 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_SERVER_NOW] = "SELECT NULL",
 	[ST_NODE_PUT] = "SELECT NULL",
 	[ST_NODES] = "SELECT NULL, NULL, 0, NULL, 0, NULL WHERE 0",
+	[ST_NODE_JOBS_CLEAR] = "SELECT NULL",
+	[ST_NODE_JOBS_ADD] = "SELECT NULL",
+	[ST_NODE_DIFF] = "SELECT NULL, 0, 0 WHERE 0",
 	[ST_ATTEMPT_EXPIRE] = "UPDATE attempts SET finished_at = ?3, "
 	    "outcome = 'interrupted', error = ?4 WHERE run = ?1 AND "
 	    "attempt = ?2 AND finished_at IS NULL",
@@ -325,6 +332,18 @@ static const struct {
 	    "running = ?4, defs_hash = ?5" },
 	{ ST_NODES, "SELECT node, owner, heartbeat_at, clock_offset_ms, "
 	    "running, defs_hash FROM nodes ORDER BY node" },
+	{ ST_NODE_JOBS_CLEAR, "DELETE FROM node_jobs WHERE node = ?1" },
+	/* ?2: "JOB HASH,JOB HASH,...": job ids have no space or comma. */
+	{ ST_NODE_JOBS_ADD, "INSERT INTO node_jobs (node, job, def_hash) "
+	    "SELECT ?1, split_part(e, ' ', 1), split_part(e, ' ', 2) FROM "
+	    "unnest(string_to_array(?2, ',')) AS e" },
+	{ ST_NODE_DIFF, "SELECT coalesce(a.job, b.job), "
+	    "CASE WHEN a.job IS NULL THEN 0 ELSE 1 END, "
+	    "CASE WHEN b.job IS NULL THEN 0 ELSE 1 END FROM "
+	    "(SELECT job, def_hash FROM node_jobs WHERE node = ?1) a FULL JOIN "
+	    "(SELECT job, def_hash FROM node_jobs WHERE node = ?2) b "
+	    "ON a.job = b.job WHERE a.def_hash IS DISTINCT FROM b.def_hash "
+	    "ORDER BY 1 LIMIT ?3" },
 	{ ST_JOB_LOCK, "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1 "
 	    "FOR UPDATE" },
@@ -343,6 +362,8 @@ struct store {
 	char		*path;
 	int		 busy;		/* the last failure was a lock */
 	int		 emptied;	/* moved away, and the WAL emptied */
+	char		*node;		/* meta keys are this node's */
+	char		 key[128];	/* a meta key in its node's scope */
 	char		 err[512];
 };
 
@@ -733,6 +754,7 @@ store_close(struct store *s)
 		db_finalize(s->st[i]);
 	db_close(s->db);
 	free(s->path);
+	free(s->node);
 	free(s);
 }
 
@@ -1131,6 +1153,30 @@ store_lease_take(struct store *s, const char *owner, int64_t until)
 	return store_step_done(s, st);
 }
 
+/*
+ * The nodes of a server's database share it: their meta values (the
+ * daemon's pid, its configuration, ...) are each node's own, under
+ * "KEY@NODE".  Nothing on SQLite, where one daemon writes.
+ */
+void
+store_meta_scope(struct store *s, const char *node)
+{
+	free(s->node);
+	s->node = db_kind(s->db) == DB_PG ? xstrdup(node) : NULL;
+}
+
+/* Bind meta key at parameter 1, in the node's scope (kept until the step). */
+static void
+store_meta_key(struct store *s, struct db_stmt *st, const char *key)
+{
+	if (s->node == NULL) {
+		db_bind_text(st, 1, key);
+		return;
+	}
+	(void)snprintf(s->key, sizeof s->key, "%s@%s", key, s->node);
+	db_bind_text(st, 1, s->key);
+}
+
 /* A meta value into buf: 1 found, 0 not found, -1 error. */
 int
 store_meta_get(struct store *s, const char *key, char *buf, size_t len)
@@ -1139,7 +1185,7 @@ store_meta_get(struct store *s, const char *key, char *buf, size_t len)
 	const char	*text;
 	int		 rc;
 
-	db_bind_text(st, 1, key);
+	store_meta_key(s, st, key);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
 		text = db_column_text(st, 0);
@@ -1157,7 +1203,7 @@ store_meta_set(struct store *s, const char *key, const char *value)
 {
 	struct db_stmt *st = s->st[ST_META_SET];
 
-	db_bind_text(st, 1, key);
+	store_meta_key(s, st, key);
 	db_bind_text(st, 2, value);
 	return store_step_done(s, st);
 }
@@ -1666,6 +1712,69 @@ store_nodes(struct store *s, store_node_cb fn, void *arg)
 		n.defs_hash = db_column_text(st, 5);
 		fn(&n, arg);
 	}
+	db_reset(st);
+	return rc == DB_DONE ? 0 : store_fail(s);
+}
+
+/*
+ * Record node's job definitions (n jobs, each "id" and its hash) in
+ * place of those it had, inside the caller's transaction: in batches, a
+ * round trip each.  0 or -1; nothing on SQLite.
+ */
+int
+store_node_jobs(struct store *s, const char *node,
+    const struct store_node_job *v, size_t n)
+{
+	struct db_stmt	*st;
+	char		*batch;
+	size_t		 i, need, used;
+	int		 rc = 0;
+
+	if (db_kind(s->db) != DB_PG)
+		return 0;
+	st = s->st[ST_NODE_JOBS_CLEAR];
+	db_bind_text(st, 1, node);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	batch = xmalloc(STORE_NODE_BATCH);
+	for (i = 0; i < n && rc == 0; ) {
+		for (used = 0; i < n; i++) {
+			need = strlen(v[i].job) + strlen(v[i].hash) + 3;
+			if (used > 0 && used + need > STORE_NODE_BATCH)
+				break;	/* ids are short: one always fits */
+			used += (size_t)snprintf(batch + used,
+			    STORE_NODE_BATCH - used, "%s%s %s",
+			    used > 0 ? "," : "", v[i].job, v[i].hash);
+		}
+		st = s->st[ST_NODE_JOBS_ADD];
+		db_bind_text(st, 1, node);
+		db_bind_text(st, 2, batch);
+		rc = store_step_done(s, st);
+	}
+	free(batch);
+	return rc;
+}
+
+/*
+ * Call fn for the first max jobs (by id) whose definitions differ
+ * between node and other: here/there say which of the two has the job.
+ * 0 or -1; nothing on SQLite.
+ */
+int
+store_node_diff(struct store *s, const char *node, const char *other,
+    int64_t max, store_diff_cb fn, void *arg)
+{
+	struct db_stmt	*st = s->st[ST_NODE_DIFF];
+	int		 rc;
+
+	if (db_kind(s->db) != DB_PG)
+		return 0;
+	db_bind_text(st, 1, node);
+	db_bind_text(st, 2, other);
+	db_bind_int64(st, 3, max);
+	while ((rc = db_step(st)) == DB_ROW)
+		fn(db_column_text(st, 0), (int)db_column_int64(st, 1),
+		    (int)db_column_int64(st, 2), arg);
 	db_reset(st);
 	return rc == DB_DONE ? 0 : store_fail(s);
 }

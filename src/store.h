@@ -140,6 +140,15 @@ struct store_node {
 
 typedef void (*store_node_cb)(const struct store_node *, void *);
 
+/* A job of this node and its definition's hash (store_node_jobs). */
+struct store_node_job {
+	const char	*job;
+	const char	*hash;
+};
+
+/* A job whose definition differs between two nodes (store_node_diff). */
+typedef void (*store_diff_cb)(const char *, int, int, void *);
+
 struct store;
 
 int		 store_is_server(const char *);
@@ -180,6 +189,7 @@ int		 store_lease_renew(struct store *, const char *, int64_t);
 int		 store_lease_take(struct store *, const char *, int64_t);
 int		 store_meta_get(struct store *, const char *, char *, size_t);
 int		 store_meta_set(struct store *, const char *, const char *);
+void		 store_meta_scope(struct store *, const char *);
 void		 store_run_id(const char *, int64_t, const char *, char *,
 		     size_t);
 const char	*store_run_origin(const char *);
@@ -206,6 +216,10 @@ int		 store_server_now(struct store *, int64_t *);
 int		 store_node_put(struct store *, const char *, const char *,
 		     int64_t, int64_t, const char *);
 int		 store_nodes(struct store *, store_node_cb, void *);
+int		 store_node_jobs(struct store *, const char *,
+		     const struct store_node_job *, size_t);
+int		 store_node_diff(struct store *, const char *, const char *,
+		     int64_t, store_diff_cb, void *);
 
 
 #endif /* TICKD_STORE_H */

@@ -55,6 +55,7 @@ struct store_query {
 	int	 has_output;	/* attempts.output_tail exists */
 	int	 has_watch;	/* jobs.watch_since exists */
 	int	 has_usage;	/* attempts.cpu_user_us exists (schema 6) */
+	char	*node;		/* meta keys are this node's (store_meta_scope) */
 };
 
 /*
@@ -372,7 +373,19 @@ store_query_close(struct store_query *q)
 		return;
 	db_close(q->db);
 	free(q->path);
+	free(q->node);
 	free(q);
+}
+
+/*
+ * Read the meta values of node among the nodes of a server's database
+ * (store_meta_scope); nothing on SQLite.
+ */
+void
+store_query_scope(struct store_query *q, const char *node)
+{
+	free(q->node);
+	q->node = db_kind(q->db) == DB_PG ? xstrdup(node) : NULL;
 }
 
 /* Whether attempts keep the tail of their output (schema 3 and later). */
@@ -398,22 +411,27 @@ store_query_meta(struct store_query *q, const char *key, char **value,
     char **cause)
 {
 	struct db_stmt	*st = NULL;
+	char		*scoped = NULL;
 	int		 rc;
 
 	*value = NULL;
 	if (sq_prepare(q, "SELECT value FROM meta WHERE key = ?1", &st,
 	    cause) == -1)
 		return -1;
+	if (q->node != NULL) {
+		scoped = xasprintf("%s@%s", key, q->node);
+		key = scoped;
+	}
 	db_bind_text(st, 1, key);
 	rc = db_step(st);
 	if (rc == DB_ROW)
 		*value = sq_text(st, 0);
-	else if (rc != DB_DONE) {
+	else if (rc != DB_DONE)
 		(void)sq_fail(q, "cannot read", cause);
-		db_finalize(st);
-		return -1;
-	}
 	db_finalize(st);
+	free(scoped);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return -1;
 	return *value != NULL;
 }
 
@@ -456,6 +474,29 @@ store_query_nodes(struct store_query *q, struct store_query_node **v,
 		return sq_fail(q, "cannot read", cause);
 	}
 	return 0;
+}
+
+/*
+ * Call fn with each job of node and its definition's hash (node_jobs),
+ * by id in strcmp's order.  0 or -1 with *cause; nothing on SQLite.
+ */
+int
+store_query_node_jobs(struct store_query *q, const char *node,
+    void (*fn)(const char *, const char *, void *), void *arg, char **cause)
+{
+	struct db_stmt	*st = NULL;
+	int		 rc;
+
+	if (db_kind(q->db) != DB_PG)
+		return 0;
+	if (sq_prepare(q, "SELECT job, def_hash FROM node_jobs WHERE "
+	    "node = ?1 ORDER BY job COLLATE \"C\"", &st, cause) == -1)
+		return -1;
+	db_bind_text(st, 1, node);
+	while ((rc = db_step(st)) == DB_ROW)
+		fn(db_column_text(st, 0), db_column_text(st, 1), arg);
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : sq_fail(q, "cannot read", cause);
 }
 
 void

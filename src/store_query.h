@@ -155,6 +155,7 @@ struct store_query;
 
 struct store_query	*store_query_open(const char *, char **);
 void			 store_query_close(struct store_query *);
+void			 store_query_scope(struct store_query *, const char *);
 int			 store_query_has_output(const struct store_query *);
 int			 store_query_version(const struct store_query *);
 struct conf;
@@ -189,6 +190,9 @@ void			 store_query_counts_free(struct store_query_count *,
 			     size_t);
 int			 store_query_nodes(struct store_query *,
 			     struct store_query_node **, size_t *, char **);
+int			 store_query_node_jobs(struct store_query *,
+			     const char *, void (*)(const char *, const char *,
+			     void *), void *, char **);
 void			 store_query_nodes_free(struct store_query_node *,
 			     size_t);
 int64_t			 store_query_percentile(const int64_t *, size_t, int);

@@ -8,7 +8,8 @@
  * decided_at) are Unix milliseconds.
  *
  * PostgreSQL (store_schema_pg) starts at version 6 in one step, the
- * same tables (and "nodes", which only a shared database has) in its
+ * same tables (and "nodes" and "node_jobs", which only a shared database
+ * has) in its
  * types (bigint for every integer SQLite stores in
  * 64 bits, bytea for blobs, identity columns for rowids); from then on
  * both lists grow together, a step for each at the same version.  Its
@@ -230,6 +231,17 @@ const char *const store_schema_pg[] = {
 	"  clock_offset_ms bigint,"
 	"  running integer NOT NULL DEFAULT 0,"
 	"  defs_hash text"
+	");"
+	/*
+	 * Each node's job definitions (conf_job_hash), written when it
+	 * loads them: a node whose defs_hash differs is compared job by
+	 * job, to say which jobs differ.
+	 */
+	"CREATE TABLE node_jobs ("
+	"  node text NOT NULL,"
+	"  job text NOT NULL,"
+	"  def_hash text NOT NULL,"
+	"  PRIMARY KEY (node, job)"
 	");",
 };
 

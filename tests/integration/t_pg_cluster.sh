@@ -59,14 +59,15 @@ EOF
 for n in n1 n2 n3; do
 	node $n
 done
-# n4: its clock 5 s ahead (libfaketime, the monotonic clock real) and a
-# job the others do not have: it claims nothing, and the others say its
-# definitions differ.
+# n4: its clock 5 s ahead (libfaketime, the monotonic clock real), a
+# job the others do not have and one defined otherwise: it claims
+# nothing, and the others say which definitions differ.
 ft=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 mkdir "$dir/jobs4.d"
 cp "$jobs"/*.job "$dir/jobs4.d/"
 printf '[extra]\nschedule = * * * * * *\ncommand = echo "$TICKD_RUN_ID n4" >> %s/storm.out\n' \
     "$dir" >"$dir/jobs4.d/extra.job"
+printf 'timeout = 1h\n' >>"$dir/jobs4.d/s5.job"
 node n4
 kill -KILL "$(cat "$dir/n4.pid")"
 sed -i 's|^jobs_dir = .*|jobs_dir = jobs4.d|' "$dir/n4.conf"
@@ -107,22 +108,35 @@ expect_match "the nodes table: n4's offset" "$(pg_sql "SELECT node,
     clock_offset_ms > 4000 FROM nodes ORDER BY node" | tr '\n' ' ')" \
     "n1|f n2|f n3|f n4|t "
 checks=$((checks + 1))
-grep -q "error: the job definitions of node n4 differ from this node's (n1): every node must have the same job files" \
-    "$dir/n1.log" || fail "n1 did not report n4's definitions"
+grep -q "error: node n4: the definitions of extra (only there), s5 differ from this node's (n1): every node must have the same job files" \
+    "$dir/n1.log" || fail "n1 did not report n4's definitions: $(grep n4 "$dir/n1.log")"
+expect_eq "the nodes' own definitions: n4's differ in two jobs" "$(pg_sql "
+    SELECT node, count(*) FROM node_jobs GROUP BY node ORDER BY node" |
+    tr '\n' ' ')" "n1|7 n2|7 n3|7 n4|8 "
 run_cmd "$TICKCTL" -c "$dir/n1.conf" status
 expect_match "status on n1: the nodes" "$(printf '%s\n' "$out" |
     grep -E ' n[1-4]: beat ' | sed 's/^ *\(nodes\)\{0,1\} *//' | tr '\n' '|')" \
-    "n1: beat *, clock [-+]* ms, * running|n2: beat *|n3: beat *|n4: beat * ago, clock +[45]??? ms (too far: it claims nothing), 0 running, job definitions differ from these files|"
+    "n1: beat *, clock [-+]* ms, * running|n2: beat *|n3: beat *|n4: beat * ago, clock +[45]??? ms (too far: it claims nothing), 0 running, job definitions differ from these files: extra (not in these files), s5|"
+# Each node's own daemon, from its own meta values.
+for n in n1 n2; do
+	run_cmd "$TICKCTL" -c "$dir/$n.conf" status
+	expect_match "status on $n: its own daemon, since when" "$(printf '%s\n' \
+	    "$out" | grep '^daemon')" \
+	    "daemon *running, pid $(cat "$dir/$n.pid"), since *"
+done
+expect_eq "meta: each node's own pid" "$(pg_sql "SELECT key, value FROM meta
+    WHERE key LIKE 'pid%' ORDER BY key" | tr '\n' ' ')" \
+    "pid@n1|$(cat "$dir/n1.pid") pid@n2|$(cat "$dir/n2.pid") pid@n3|$(cat "$dir/n3.pid") pid@n4|$(cat "$dir/n4.pid") "
 run_cmd "$TICKCTL" -c "$dir/n1.conf" --json status
 expect_eq "status --json: n4 as the nodes table has it" "$(printf '%s\n' "$out" |
-    jpy '[(n["node"], n["clock_offset_ms"] > 4000, n["same_definitions"])
-    for n in o["nodes"]]' | tr -d '\n')" \
-    '["n1", false, true]["n2", false, true]["n3", false, true]["n4", true, false]'
+    jpy '[(n["node"], n["clock_offset_ms"] > 4000, n["same_definitions"],
+    n["differing_jobs"]) for n in o["nodes"]]' | tr -d '\n')" \
+    '["n1", false, true, 0]["n2", false, true, 0]["n3", false, true, 0]["n4", true, false, 2]'
 run_cmd "$TICKCTL" -c "$dir/n1.conf" check
 expect_eq "check on n1: exit" "$rc" 1
 expect_eq "check on n1: n4's findings" "$(printf '%s\n' "$out" |
     grep '^node ' | sed 's/+[45][0-9][0-9][0-9] ms/+N ms/')" \
-    "node n4: its job definitions differ from these files
+    "node n4: job definitions differ from these files: extra (not in these files), s5
 node n4: its clock is +N ms off the database server's (max_clock_skew 2 s): it claims nothing"
 run_cmd "$TICKCTL" -c "$dir/n1.conf" metrics
 expect_eq "metrics: n4 does not claim, the others do" "$(printf '%s\n' "$out" |
