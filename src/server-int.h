@@ -38,6 +38,7 @@ struct envp;
 #define SERVER_PRUNE_CHUNK	500	/* rows deleted at most per pass */
 #define SERVER_DISPATCH_FIRST	4	/* due jobs in a burst's first claim */
 #define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
+#define SERVER_PASS_BUDGET	100	/* ms of store work a pass adds jobs */
 #define SERVER_AHEAD_MS		50	/* claims committed before the instant */
 #define SERVER_CKPT_PAGES	1000	/* WAL pages checkpointed when idle */
 #define SERVER_CKPT_IDLE_MS	250	/* idle: nothing due for this long */
@@ -190,6 +191,7 @@ struct server {
 	ev_signal		  hup_w;
 	ev_signal		  chld_w;
 	ev_prepare		  flush_w;
+	ev_idle			  more_w;	/* the queue's rest, at once */
 	struct control		 *control;	/* tickctl's socket, or NULL */
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
 	int			  prune_again;	/* that pass hit its chunk */
@@ -286,7 +288,7 @@ void	server_dispatch_init(struct dispatch *, int);
 int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64_t *);
 void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
-int	server_wq_write(struct server *);
+int	server_wq_write(struct server *, int);
 void	server_wq_committed(struct server *, int);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
 void	server_forget(struct server *);

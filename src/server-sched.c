@@ -1226,8 +1226,8 @@ server_dispatch(struct server *s)
 {
 	struct dispatch	 dp;
 	struct sjob	**due = NULL;
-	int64_t		 *planned = NULL, at;
-	size_t		  ndue = 0, i, batch;
+	int64_t		 *planned = NULL, at, begun;
+	size_t		  ndue = 0, i, k, batch;
 	int		  wrote;
 
 	if (s->stopping)
@@ -1292,10 +1292,18 @@ server_dispatch(struct server *s)
 	 */
 	server_dispatch_now(&dp);
 	/* Earlier starts and ends first, in the same commit as the claims. */
-	wrote = server_wq_write(s);
+	begun = clock_mono_ms();
+	wrote = server_wq_write(s, 1);
 	for (i = 0; i < ndue; i++) {
 		struct store_job st;
 
+		/* A slow store: the rest in the next pass, timers first. */
+		if (i > 0 && clock_mono_ms() - begun > SERVER_PASS_BUDGET) {
+			for (k = i; k < ndue; k++)
+				server_heap_update(s, due[k]);
+			ndue = i;
+			break;
+		}
 		if (server_dispatch_job(s, &dp, due[i], &planned[i]) == -1)
 			goto rollback;
 		st = due[i]->st;	/* as the job's row said, with nodes */
@@ -1393,9 +1401,9 @@ server_pump_pass(struct server *s)
 	struct store_claim	  c;
 	char			  tok[TRACK_TOKEN_LEN + 1];
 	int64_t			  now_ms = clock_wall_ms();
-	int64_t			  now_mono = clock_mono_ms();
+	int64_t			  now_mono = clock_mono_ms(), begun;
 	size_t			  n = 0, nblocked = 0, room, i, k;
-	int			  rc, more, wrote;
+	int			  rc, more, wrote, cut = 0;
 
 	if (s->stopping || s->pend == NULL || s->skewed || s->fenced)
 		goto out;
@@ -1424,8 +1432,15 @@ server_pump_pass(struct server *s)
 
 	if (store_begin(s->store) == -1)
 		goto busy;
-	wrote = server_wq_write(s);
+	begun = clock_mono_ms();
+	wrote = server_wq_write(s, 1);
 	for (i = 0; i < n; i++) {
+		/* A slow store: the rest in the next pass, timers first. */
+		if (i > 0 && clock_mono_ms() - begun > SERVER_PASS_BUDGET) {
+			n = i;
+			cut = 1;
+			break;
+		}
 		p = batch[i];
 		memset(&c, 0, sizeof c);
 		c.job = p->j->id;
@@ -1471,4 +1486,9 @@ out:
 	free(batch);
 	free(blocked);
 	server_pend_arm(s);
+	if (cut) {			/* at the next loop iteration */
+		ev_timer_stop(s->loop, &s->pend_w);
+		ev_timer_set(&s->pend_w, 0, 0);
+		ev_timer_start(s->loop, &s->pend_w);
+	}
 }

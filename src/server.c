@@ -362,24 +362,32 @@ server_fenced(const struct wq_item *w)
 
 /*
  * Write the queued items inside the open transaction, as a part of it
- * that fails alone: 1 written (server_wq_committed frees them after the
- * commit), 0 nothing to write yet, -1 failed and undone (the queue stays
- * and is tried again after SERVER_RETRY; the rest of the transaction goes
- * on).  A dispatch carries them in its claim transaction: one fsync, not
- * two.
+ * that fails alone when part is set: 1 written (server_wq_committed frees
+ * them after the commit), 0 nothing to write yet, -1 failed and undone
+ * (the queue stays and is tried again after SERVER_RETRY; the rest of the
+ * transaction goes on).  A dispatch carries them in its claim
+ * transaction: one fsync, not two.  A transaction of their own needs no
+ * part: two round trips fewer to a server.
  */
 int
-server_wq_write(struct server *s)
+server_wq_write(struct server *s, int part)
 {
 	struct wq_item		*w;
 	struct store_claim	 c;
+	int64_t			 begun = clock_mono_ms();
 	int			 rc = 0;
 
-	if (s->wq == NULL || clock_mono_ms() < s->flush_after)
+	if (s->wq == NULL || begun < s->flush_after)
 		return 0;
-	if (store_part_begin(s->store) == -1)
+	if (part && store_part_begin(s->store) == -1)
 		goto fail;
 	for (w = s->wq; w != NULL && rc == 0; w = w->next) {
+		/* A slow store: the rest at the next flush, timers first. */
+		if (w != s->wq && clock_mono_ms() - begun >
+		    SERVER_PASS_BUDGET) {
+			ev_idle_start(s->loop, &s->more_w);
+			break;
+		}
 		s->wq_last = w;
 		switch (w->kind) {
 		case WQ_STARTED:
@@ -422,7 +430,7 @@ server_wq_write(struct server *s)
 			break;
 		}
 	}
-	if (store_part_end(s->store, rc == 0) == -1 || rc == -1)
+	if ((part && store_part_end(s->store, rc == 0) == -1) || rc == -1)
 		goto fail;
 	return 1;
 fail:
@@ -469,7 +477,7 @@ server_flush(struct server *s)
 		return;
 	if (store_begin(s->store) == -1)
 		goto fail;
-	if ((wrote = server_wq_write(s)) == -1) {
+	if ((wrote = server_wq_write(s, 0)) == -1) {
 		store_rollback(s->store);
 		return;
 	}
@@ -823,7 +831,7 @@ server_jobs_sync(struct server *s)
 	 * the state the reload gives it.
 	 */
 	if ((begun = store_begin(s->store) == 0))
-		wrote = server_wq_write(s);
+		wrote = server_wq_write(s, 1);
 	else
 		log_warn("store: %s: job state is saved later",
 		    store_error(s->store));
@@ -1245,6 +1253,14 @@ server_test_stop(int at)
 	(void)raise(SIGSTOP);
 }
 
+/* The write queue was cut short: the loop goes on without waiting. */
+static void
+server_more_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	(void)revents;
+	ev_idle_stop(loop, w);
+}
+
 void
 server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
@@ -1479,6 +1495,7 @@ server_watchers(struct server *s)
 	ev_signal_init(&s->hup_w, server_signal_cb, SIGHUP);
 	ev_signal_init(&s->chld_w, server_child_cb, SIGCHLD);
 	ev_prepare_init(&s->flush_w, server_flush_cb);
+	ev_idle_init(&s->more_w, server_more_cb);
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
 	s->cluster_w.data = s->fence_w.data = s;
