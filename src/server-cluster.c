@@ -143,12 +143,13 @@ server_failover_one(const struct store_found *f, void *arg)
 	server_settle(arg, f, 0);
 }
 
-/* Whether this daemon knows the instance at rowid: running, or waiting. */
+/* Whether this daemon knows the instance at rowid: running, waiting, ended. */
 static int
 server_knows(const struct server *s, int64_t rowid)
 {
 	const struct pending	*p;
 	const struct run	*r;
+	const struct wq_item	*w;
 	size_t			 i;
 
 	for (i = 0; i < s->njobs; i++)
@@ -165,6 +166,10 @@ server_knows(const struct server *s, int64_t rowid)
 			return 1;
 	for (p = s->held; p != NULL; p = p->next)
 		if (p->claim && p->claimed.rowid == rowid)
+			return 1;
+	/* Ended, its end not written yet (a slow or busy store). */
+	for (w = s->wq; w != NULL; w = w->next)
+		if (w->kind == WQ_END && w->end.rowid == rowid)
 			return 1;
 	return 0;
 }
