@@ -92,6 +92,8 @@ enum {
 	ST_JOB_LAST_END,
 	ST_RUN_CLAIM_ID,
 	ST_RUN_CLAIMED_ID,
+	ST_RUN_CLAIM_ONE,
+	ST_RUN_CLAIM_ID_ONE,
 	ST_RUN_SKIP,
 	ST_RUNS_FOUND,
 	ST_JOB_LAST_SUCCESS,
@@ -267,6 +269,9 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_SERVER_NOW] = "SELECT NULL",
 	[ST_NODE_PUT] = "SELECT NULL",
 	[ST_NODES] = "SELECT NULL, NULL, 0, NULL, 0, NULL WHERE 0",
+	/* One round trip each on a server (store_sql_pg); unused here. */
+	[ST_RUN_CLAIM_ONE] = "SELECT NULL, 0, NULL WHERE 0",
+	[ST_RUN_CLAIM_ID_ONE] = "SELECT NULL, 0, NULL WHERE 0",
 	[ST_NODE_JOBS_CLEAR] = "SELECT NULL",
 	[ST_NODE_JOBS_ADD] = "SELECT NULL",
 	[ST_NODE_DIFF] = "SELECT NULL, 0, 0 WHERE 0",
@@ -312,6 +317,37 @@ static const struct {
 	    "attempts = attempts + 1 "
 	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
 	    "status = 'interrupted')" },
+	/*
+	 * A claim in one round trip: the instance inserted running, or
+	 * taken if claimable (as ST_RUN_CLAIM says), and its attempt added;
+	 * a row back when claimed.  ?1-?6 as ST_RUN_INSERT, ?7 owner, ?8
+	 * lease until, ?9 now (s), ?10 invocation, ?11 boot.
+	 */
+	{ ST_RUN_CLAIM_ONE, "WITH c AS (INSERT INTO runs (run_id, job, "
+	    "scheduled_at, origin, trigger, status, created_at, owner, "
+	    "lease_until, attempts) VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, "
+	    "?7, " PG_NOW " + (?8 - ?9), 1) ON CONFLICT (job, origin, "
+	    "scheduled_at) DO UPDATE SET status = 'running', reason = NULL, "
+	    "detail = NULL, trigger = EXCLUDED.trigger, owner = EXCLUDED.owner, "
+	    "lease_until = EXCLUDED.lease_until, attempts = runs.attempts + 1 "
+	    "WHERE runs.status IN ('pending', 'queued') OR "
+	    "(runs.status = 'running' AND runs.lease_until < " PG_NOW " AND "
+	    "runs.owner IS DISTINCT FROM EXCLUDED.owner) "
+	    "RETURNING id, attempts, run_id), "
+	    "a AS (INSERT INTO attempts (run, attempt, trigger, invocation, "
+	    "boot_id) SELECT id, attempts, ?5, ?10, ?11 FROM c) "
+	    "SELECT id, attempts, run_id FROM c" },
+	/* The same by row id (ST_RUN_CLAIM_ID): ?1-?5 as it, ?6, ?7. */
+	{ ST_RUN_CLAIM_ID_ONE, "WITH c AS (UPDATE runs SET status = "
+	    "'running', reason = NULL, detail = NULL, retry_at = NULL, "
+	    "finished_at = NULL, exit_status = NULL, signal = NULL, "
+	    "trigger = ?2, owner = ?3, lease_until = " PG_NOW " + (?4 - ?5), "
+	    "attempts = attempts + 1 WHERE id = ?1 AND (status = 'queued' OR "
+	    "status = 'retrying' OR status = 'interrupted') "
+	    "RETURNING id, attempts, run_id), "
+	    "a AS (INSERT INTO attempts (run, attempt, trigger, invocation, "
+	    "boot_id) SELECT id, attempts, ?2, ?6, ?7 FROM c) "
+	    "SELECT id, attempts, run_id FROM c" },
 	{ ST_RUN_END, "UPDATE runs SET status = ?2, reason = ?3, "
 	    "owner = NULL, lease_until = NULL, "
 	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
@@ -982,6 +1018,35 @@ store_claimed(struct store *s, struct db_stmt *st, const struct store_claim *c,
 }
 
 /*
+ * A claim in one statement (a server's: ST_RUN_CLAIM_ONE, _ID_ONE, bound
+ * but for the invocation and boot, bound here): 1 claimed (*out set), 0
+ * not claimable, -1.
+ */
+static int
+store_claim_one(struct store *s, struct db_stmt *st, int inv,
+    const struct store_claim *c, struct store_claimed *out)
+{
+	const char	*text;
+	int		 rc;
+
+	db_bind_text(st, inv, c->invocation);
+	db_bind_text(st, inv + 1, c->boot_id);
+	if ((rc = db_step(st)) == DB_ROW) {
+		out->rowid = db_column_int64(st, 0);
+		out->attempt = db_column_int(st, 1);
+		text = db_column_text(st, 2);
+		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
+		    text ? text : "");
+		(void)snprintf(out->invocation, sizeof out->invocation, "%s",
+		    c->invocation != NULL ? c->invocation : "");
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
+	return rc == DB_ROW;
+}
+
+/*
  * Claim an instance for a new attempt, inside the caller's transaction:
  * insert it if absent, move it to running under our lease if it is
  * pending or queued, or running under another owner's lease that has
@@ -999,13 +1064,19 @@ store_run_claim(struct store *s, const struct store_claim *c,
 
 	store_run_id(c->job, c->scheduled_at, c->origin, run_id,
 	    sizeof run_id);
-	st = s->st[ST_RUN_INSERT];
+	st = s->st[db_kind(s->db) == DB_PG ? ST_RUN_CLAIM_ONE : ST_RUN_INSERT];
 	db_bind_text(st, 1, run_id);
 	db_bind_text(st, 2, c->job);
 	db_bind_int64(st, 3, c->scheduled_at);
 	db_bind_text(st, 4, c->origin);
 	db_bind_text(st, 5, c->trigger);
 	db_bind_int64(st, 6, c->now_ms);
+	if (db_kind(s->db) == DB_PG) {
+		db_bind_text(st, 7, c->owner);
+		db_bind_int64(st, 8, c->lease_until);
+		db_bind_int64(st, 9, c->now_ms / 1000);
+		return store_claim_one(s, st, 10, c, out);
+	}
 	if (store_step_done(s, st) == -1)
 		return -1;
 
@@ -1318,13 +1389,16 @@ int
 store_run_claim_id(struct store *s, int64_t rowid, const struct store_claim *c,
     struct store_claimed *out)
 {
-	struct db_stmt	*st = s->st[ST_RUN_CLAIM_ID];
+	struct db_stmt	*st = s->st[db_kind(s->db) == DB_PG ?
+			    ST_RUN_CLAIM_ID_ONE : ST_RUN_CLAIM_ID];
 
 	db_bind_int64(st, 1, rowid);
 	db_bind_text(st, 2, c->trigger);
 	db_bind_text(st, 3, c->owner);
 	db_bind_int64(st, 4, c->lease_until);
 	db_bind_int64(st, 5, c->now_ms / 1000);
+	if (db_kind(s->db) == DB_PG)
+		return store_claim_one(s, st, 6, c, out);
 	if (store_step_done(s, st) == -1)
 		return -1;
 	if (db_changes(s->db) == 0)
