@@ -447,7 +447,7 @@ kill_groups() {
 		    'SELECT DISTINCT pid FROM attempts WHERE pid > 1' \
 		    2>/dev/null | xargs -r -n 1000 echo | tr ' ' ',' |
 		    while read -r _gs; do pgrep -g "$_gs"; done); do
-			tr '\0' '\n' <"/proc/$_p/environ" 2>/dev/null |
+			tr '\0' '\n' 2>/dev/null <"/proc/$_p/environ" |
 			    grep -qxF -f "$dir/.kg_inv" &&
 			    _kg_pids="$_kg_pids $_p"
 		done
