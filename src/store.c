@@ -348,11 +348,26 @@ static const struct {
 	    "a AS (INSERT INTO attempts (run, attempt, trigger, invocation, "
 	    "boot_id) SELECT id, attempts, ?2, ?6, ?7 FROM c) "
 	    "SELECT id, attempts, run_id FROM c" },
-	{ ST_RUN_END, "UPDATE runs SET status = ?2, reason = ?3, "
-	    "owner = NULL, lease_until = NULL, "
-	    "started_at = coalesce(started_at, ?4), finished_at = ?5, "
-	    "exit_status = ?6, signal = ?7, retry_at = ?8, detail = ?9 "
-	    "WHERE id = ?1 AND attempts = ?10" },
+	/*
+	 * An attempt's start and end, each with its instance's row in one
+	 * round trip (store_attempt_started, store_attempt_end); the end's
+	 * row is fenced by the attempt number: 0 rows back, taken over.
+	 */
+	{ ST_ATTEMPT_STARTED, "WITH a AS (UPDATE attempts SET pid = ?3, "
+	    "started_at = ?4, lateness_ms = ?5, pid_start = ?6, cgroup = ?7 "
+	    "WHERE run = ?1 AND attempt = ?2) UPDATE runs SET started_at = "
+	    "coalesce(started_at, ?4) WHERE id = ?1" },
+	{ ST_ATTEMPT_END, "WITH a AS (UPDATE attempts SET finished_at = ?3, "
+	    "duration_ms = ?4, exit_status = ?5, signal = ?6, outcome = ?7, "
+	    "error = ?8, started_at = coalesce(started_at, ?9), "
+	    "lateness_ms = coalesce(lateness_ms, ?10), output_tail = ?11, "
+	    "cpu_user_us = ?12, cpu_system_us = ?13, mem_peak = ?14, "
+	    "usage_source = ?15 WHERE run = ?1 AND attempt = ?2), "
+	    "r AS (UPDATE runs SET status = ?16, reason = ?17, owner = NULL, "
+	    "lease_until = NULL, started_at = coalesce(started_at, ?9), "
+	    "finished_at = ?3, exit_status = ?5, signal = ?6, retry_at = ?18, "
+	    "detail = ?19 WHERE id = ?1 AND attempts = ?2 RETURNING id) "
+	    "SELECT count(*) FROM r" },
 	{ ST_LEASE_RENEW, "UPDATE runs SET lease_until = " PG_NOW
 	    " + (?2 - ?3) WHERE owner = ?1 AND status = 'running'" },
 	{ ST_LEASE_TAKE, "UPDATE runs SET owner = ?1, lease_until = " PG_NOW
@@ -1101,6 +1116,26 @@ store_run_claim(struct store *s, const struct store_claim *c,
 
 
 /*
+ * Step a bound statement that yields one integer (or NULL): 1 with *v
+ * set, 0 for NULL or no row, -1 on error.  Resets the statement.
+ */
+static int
+store_int64(struct store *s, struct db_stmt *st, int64_t *v)
+{
+	int rc, found = 0;
+
+	rc = db_step(st);
+	if (rc == DB_ROW && !db_column_null(st, 0)) {
+		*v = db_column_int64(st, 0);
+		found = 1;
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
+	return found;
+}
+
+/*
  * Record that an attempt's process started (pid_start: -1 if unknown;
  * cgroup: its cgroup's directory, NULL for none).
  */
@@ -1120,6 +1155,8 @@ store_attempt_started(struct store *s, int64_t rowid, int attempt, pid_t pid,
 	db_bind_text(st, 7, cgroup);
 	if (store_step_done(s, st) == -1)
 		return -1;
+	if (db_kind(s->db) == DB_PG)		/* the run's row with it */
+		return 0;
 	st = s->st[ST_RUN_STARTED];
 	db_bind_int64(st, 1, rowid);
 	db_bind_int64(st, 2, started_ms);
@@ -1135,7 +1172,7 @@ int
 store_attempt_end(struct store *s, const struct store_end *e)
 {
 	struct db_stmt	*st = s->st[ST_ATTEMPT_END];
-	int64_t		 dur = e->started_ms == -1 ? -1 : e->duration_ms;
+	int64_t		 dur = e->started_ms == -1 ? -1 : e->duration_ms, rows;
 
 	db_bind_int64(st, 1, e->rowid);
 	db_bind_int64(st, 2, e->attempt);
@@ -1154,6 +1191,15 @@ store_attempt_end(struct store *s, const struct store_end *e)
 		db_bind_opt(st, 14, e->mem_peak);
 		db_bind_text(st, 15, e->usage_source);
 	}
+	if (db_kind(s->db) == DB_PG) {		/* the run's row with it */
+		db_bind_text(st, 16, e->status);
+		db_bind_text(st, 17, e->reason);
+		db_bind_opt(st, 18, e->retry_at);
+		db_bind_text(st, 19, e->detail);
+		if (store_int64(s, st, &rows) == -1)
+			return -1;
+		return rows == 0;
+	}
 	if (store_step_done(s, st) == -1)
 		return -1;
 
@@ -1167,10 +1213,9 @@ store_attempt_end(struct store *s, const struct store_end *e)
 	db_bind_opt(st, 7, e->signal);
 	db_bind_opt(st, 8, e->retry_at);
 	db_bind_text(st, 9, e->detail);
-	db_bind_int64(st, 10, e->attempt);	/* a server's: the fence */
 	if (store_step_done(s, st) == -1)
 		return -1;
-	return db_kind(s->db) == DB_PG && db_changes(s->db) == 0 ? 1 : 0;
+	return 0;
 }
 
 /* Record a decision about a range of instants. */
@@ -1317,26 +1362,6 @@ store_job_ids(struct store *s, void (*fn)(const char *, void *), void *arg)
 	if (rc != DB_DONE)
 		return store_fail(s);
 	return 0;
-}
-
-/*
- * Step a bound statement that yields one integer (or NULL): 1 with *v
- * set, 0 for NULL or no row, -1 on error.  Resets the statement.
- */
-static int
-store_int64(struct store *s, struct db_stmt *st, int64_t *v)
-{
-	int rc, found = 0;
-
-	rc = db_step(st);
-	if (rc == DB_ROW && !db_column_null(st, 0)) {
-		*v = db_column_int64(st, 0);
-		found = 1;
-	}
-	db_reset(st);
-	if (rc != DB_ROW && rc != DB_DONE)
-		return store_fail(s);
-	return found;
 }
 
 /* When the job's latest run finished (Unix ms), -1 if never, -2 error. */
