@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run test programs and shell tests, TEST_JOBS at a time (default 3: most
+# Run test programs and shell tests, TEST_JOBS at a time (default 4: most
 # integration tests wait on the clock, not the CPU); print PASS/FAIL/SKIP
 # for each in the order given, keep the logs of failures only, and end
 # with "N passed, N failed".  Exit status 77 from a test means "skipped"
@@ -9,7 +9,7 @@
 # too: the long soaks print their figures there).
 B=${B:-build}
 logs=$B/test-logs
-jobs=${TEST_JOBS:-3}
+jobs=${TEST_JOBS:-4}
 case $B in	# the sanitizers triple the CPU: two at a time there
 */san)	jobs=${TEST_JOBS:-2} ;;
 esac
