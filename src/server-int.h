@@ -39,6 +39,12 @@ struct envp;
 #define SERVER_DISPATCH_FIRST	4	/* due jobs in a burst's first claim */
 #define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
 #define SERVER_PASS_BUDGET	100	/* ms of store work a pass adds jobs */
+#define SERVER_PRI_STORE	(-1)	/* libev priority of store passes */
+
+/* The store passes that take turns in a loop iteration (server_turn). */
+#define SERVER_TURN_DISPATCH	0x1
+#define SERVER_TURN_PUMP	0x2
+#define SERVER_TURN_FLUSH	0x4
 #define SERVER_AHEAD_MS		50	/* claims committed before the instant */
 #define SERVER_CKPT_PAGES	1000	/* WAL pages checkpointed when idle */
 #define SERVER_CKPT_IDLE_MS	250	/* idle: nothing due for this long */
@@ -191,7 +197,10 @@ struct server {
 	ev_signal		  hup_w;
 	ev_signal		  chld_w;
 	ev_prepare		  flush_w;
-	ev_idle			  more_w;	/* the queue's rest, at once */
+	ev_idle			  more_w;	/* work put off: come back at once */
+	ev_check		  woke_w;	/* first after each poll: woke_ms */
+	int64_t			  woke_ms;	/* mono ms this iteration began */
+	int			  owed;		/* SERVER_TURN_* put off once */
 	struct control		 *control;	/* tickctl's socket, or NULL */
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
 	int			  prune_again;	/* that pass hit its chunk */
@@ -289,6 +298,7 @@ int	server_dispatch_job(struct server *, struct dispatch *, struct sjob *, int64
 void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
 int	server_wq_write(struct server *, int);
+int	server_turn(struct server *, int);
 void	server_wq_committed(struct server *, int);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
 void	server_forget(struct server *);

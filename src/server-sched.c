@@ -1233,6 +1233,10 @@ server_dispatch(struct server *s)
 	if (s->stopping)
 		return;
 	s->armed_ms = SERVER_UNARMED;	/* a wake-up may have fired */
+	if (!server_turn(s, SERVER_TURN_DISPATCH)) {
+		server_rearm(s);	/* due: at the next iteration */
+		return;
+	}
 	/* Off the server's clock, or fenced: nothing (server-cluster.c). */
 	if (s->skewed || s->fenced) {
 		if (!ev_is_active(&s->retry_w)) {
@@ -1365,6 +1369,7 @@ out:
 }
 
 static void	server_pump_pass(struct server *);
+static void	server_pend_soon(struct server *);
 
 /*
  * Start what waits in the pending FIFO while slots are free, in order:
@@ -1382,6 +1387,10 @@ server_pump(struct server *s)
 {
 	if (s->pumping) {
 		s->pump_again = 1;
+		return;
+	}
+	if (s->pend != NULL && !server_turn(s, SERVER_TURN_PUMP)) {
+		server_pend_soon(s);
 		return;
 	}
 	s->pumping = 1;
@@ -1486,9 +1495,15 @@ out:
 	free(batch);
 	free(blocked);
 	server_pend_arm(s);
-	if (cut) {			/* at the next loop iteration */
-		ev_timer_stop(s->loop, &s->pend_w);
-		ev_timer_set(&s->pend_w, 0, 0);
-		ev_timer_start(s->loop, &s->pend_w);
-	}
+	if (cut)
+		server_pend_soon(s);
+}
+
+/* Pump again at the next loop iteration. */
+static void
+server_pend_soon(struct server *s)
+{
+	ev_timer_stop(s->loop, &s->pend_w);
+	ev_timer_set(&s->pend_w, 0, 0);
+	ev_timer_start(s->loop, &s->pend_w);
 }

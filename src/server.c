@@ -1253,12 +1253,43 @@ server_test_stop(int at)
 	(void)raise(SIGSTOP);
 }
 
-/* The write queue was cut short: the loop goes on without waiting. */
+/* Work was put off: the loop goes on without waiting. */
 static void
 server_more_cb(struct ev_loop *loop, ev_idle *w, int revents)
 {
 	(void)revents;
 	ev_idle_stop(loop, w);
+}
+
+/* A loop iteration begins (the first callback after the poll). */
+static void
+server_woke_cb(struct ev_loop *loop, ev_check *w, int revents)
+{
+	struct server *s = w->data;
+
+	(void)loop;
+	(void)revents;
+	s->woke_ms = clock_mono_ms();
+}
+
+/*
+ * Whether a store pass (SERVER_TURN_*) may run now: this loop iteration
+ * has not yet spent SERVER_PASS_BUDGET, or the pass was put off once
+ * already.  A slow server then holds the loop's timers up by about one
+ * pass, not by every pass of an iteration.  Put off, the caller arranges
+ * to be called again; the loop comes back at once.
+ */
+int
+server_turn(struct server *s, int pass)
+{
+	if (!(s->owed & pass) &&
+	    clock_mono_ms() - s->woke_ms > SERVER_PASS_BUDGET) {
+		s->owed |= pass;
+		ev_idle_start(s->loop, &s->more_w);
+		return 0;
+	}
+	s->owed &= ~pass;
+	return 1;
 }
 
 void
@@ -1272,6 +1303,8 @@ server_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	/* A burst goes on in the next iteration: its claims carry the queue. */
 	if (s->burst > 0 && !s->stopping && s->nheap > 0 &&
 	    s->heap[0]->due_ms <= now_ms)
+		return;
+	if (s->wq != NULL && !server_turn(s, SERVER_TURN_FLUSH))
 		return;
 	server_flush(s);
 	/* The WAL is copied back when idle, not inside a claim's commit. */
@@ -1480,7 +1513,6 @@ server_watchers(struct server *s)
 		fatal("timerfd_create");
 	ev_io_init(&s->wake_fd_w, server_wake_fd_cb, s->wake_fd, EV_READ);
 	s->wake_fd_w.data = s;
-	ev_io_start(s->loop, &s->wake_fd_w);
 	ev_timer_init(&s->retry_w, server_retry_cb, SERVER_RETRY, 0);
 	ev_timer_init(&s->pend_w, server_pend_cb, 1, 0);
 	ev_timer_init(&s->kill_w, server_kill_cb, SERVER_KILL_GRACE, 0);
@@ -1496,6 +1528,24 @@ server_watchers(struct server *s)
 	ev_signal_init(&s->chld_w, server_child_cb, SIGCHLD);
 	ev_prepare_init(&s->flush_w, server_flush_cb);
 	ev_idle_init(&s->more_w, server_more_cb);
+	/*
+	 * What waits on the store (dispatch, the FIFO's claims, the
+	 * cluster's beat) comes after what must not wait for it (runs'
+	 * timeouts and kills, their output, their ends, signals, tickctl)
+	 * when both are due in one loop iteration: a slow server delays
+	 * the latter by what is left of an iteration, not by all of it.
+	 */
+	ev_set_priority(&s->wake_w, SERVER_PRI_STORE);
+	ev_set_priority(&s->wake_fd_w, SERVER_PRI_STORE);
+	ev_set_priority(&s->retry_w, SERVER_PRI_STORE);
+	ev_set_priority(&s->pend_w, SERVER_PRI_STORE);
+	ev_set_priority(&s->cluster_w, SERVER_PRI_STORE);
+	ev_io_start(s->loop, &s->wake_fd_w);
+	ev_check_init(&s->woke_w, server_woke_cb);
+	ev_set_priority(&s->woke_w, EV_MAXPRI);
+	s->woke_w.data = s->more_w.data = s;
+	ev_check_start(s->loop, &s->woke_w);
+	s->woke_ms = clock_mono_ms();
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
 	s->cluster_w.data = s->fence_w.data = s;
