@@ -494,6 +494,7 @@ server_run_end(struct server *s, struct run *r, int linked)
 	struct log_job		  lj;
 	struct server_outcome	  o;
 	int64_t			  now_ms = clock_wall_ms(), retry_at = -1;
+	int64_t			  now_mono = clock_mono_ms(); /* with now_ms */
 	char			  detail[512];
 	int			  prio, ev;
 
@@ -534,7 +535,7 @@ server_run_end(struct server *s, struct run *r, int linked)
 		runner_sweep(r);
 	else
 		runner_release(r);
-	lj.duration_ms = clock_mono_ms() - r->started_mono;
+	lj.duration_ms = now_mono - r->started_mono;
 	lj.exit_status = o.exit_status;
 	lj.signal = o.signal;
 	lj.cpu_user_us = r->usage.user_us;
