@@ -124,6 +124,7 @@ struct conf_file {
 
 /* A job's definition hash in hex (conf_job_hash), with its NUL. */
 #define CONF_HASH_HEX	17
+#define CONF_NODE_MAX	64	/* a node's name (conf_node), with its NUL */
 
 /* The daemon's settings and its jobs. */
 struct conf {

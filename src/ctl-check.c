@@ -170,6 +170,7 @@ ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
 			    sizeof jobs, &cause) == -1) {
 				free(cause);	/* the finding stands */
 				cause = NULL;
+				jobs[0] = '\0';
 			}
 			ctl_check_add(f, 1, "drift", NULL, xasprintf("node %s: "
 			    "job definitions differ from these files%s%s",

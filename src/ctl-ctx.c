@@ -150,7 +150,7 @@ ctl_ctx_conf(struct ctl_ctx *ctx)
 struct store_query *
 ctl_ctx_store_quiet(struct ctl_ctx *ctx)
 {
-	char *cause = NULL, node[64];
+	char *cause = NULL, node[CONF_NODE_MAX];
 
 	if (ctx->store_tried)
 		return ctx->store;

@@ -112,8 +112,10 @@ ctl_status_node_diff(struct store_query *q, const struct conf *c,
 	buf[0] = '\0';
 	if (ctl_node_same(c, n))
 		return 0;
-	if ((ndiff = ctl_node_diff(q, c, n->node, buf, len, &cause)) == -1)
+	if ((ndiff = ctl_node_diff(q, c, n->node, buf, len, &cause)) == -1) {
 		free(cause);
+		buf[0] = '\0';		/* not a list cut short */
+	}
 	return ndiff;
 }
 

@@ -192,30 +192,32 @@ server_ghost_one(const struct store_found *f, void *arg)
 
 /* The walk of server_cluster_drift: the live nodes whose hash differs. */
 struct server_drift {
-	struct server	*s;
-	int64_t		 now_ms;	/* the server's */
-	char		 nodes[512];	/* "NODE=HASH ..." */
+	struct server		*s;
+	int64_t			 now_ms;	/* the server's */
+	struct server_peer	*v;
+	size_t			 n;
 };
 
 static void
 server_drift_one(const struct store_node *n, void *arg)
 {
 	struct server_drift	*d = arg;
-	size_t			 len = strlen(d->nodes);
+	struct server_peer	*p;
 
 	if (strcmp(n->node, d->s->node) == 0 || n->defs_hash == NULL ||
 	    strcmp(n->defs_hash, d->s->defs_hash) == 0 ||
 	    d->now_ms - n->heartbeat_ms > d->s->conf->lease * 3000)
 		return;
-	(void)snprintf(d->nodes + len, sizeof d->nodes - len, "%s%s=%s",
-	    len > 0 ? " " : "", n->node, n->defs_hash);
+	d->v = xreallocarray(d->v, d->n + 1, sizeof *d->v);
+	p = &d->v[d->n++];
+	p->node = xstrdup(n->node);
+	(void)snprintf(p->hash, sizeof p->hash, "%s", n->defs_hash);
 }
 
 /* The walk of server_drift_node: the jobs that differ, for people. */
 struct server_diff {
-	const char	*node;
-	char		 jobs[384];
-	int		 n;
+	char	jobs[384];
+	int	n;
 };
 
 static void
@@ -231,20 +233,6 @@ server_diff_one(const char *job, int here, int there, void *arg)
 	    !here ? " (only there)" : "");
 }
 
-/* Whether word w is one of the space-separated words of list. */
-static int
-server_word_in(const char *list, const char *w)
-{
-	size_t		 n = strlen(w);
-	const char	*p;
-
-	for (p = list; (p = strstr(p, w)) != NULL; p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' ||
-		    p[n] == '\0'))
-			return 1;
-	return 0;
-}
-
 /* Say which jobs of node (a live one whose hash differs) differ. 0, -1. */
 static int
 server_drift_node(struct server *s, const char *node)
@@ -252,15 +240,31 @@ server_drift_node(struct server *s, const char *node)
 	struct server_diff	d;
 
 	memset(&d, 0, sizeof d);
-	d.node = node;
 	if (store_node_diff(s->store, s->node, node, SERVER_DIFF_MAX + 1,
 	    server_diff_one, &d) == -1)
 		return -1;
-	log_err("node %s: the definition%s of %s%s differ%s from this "
-	    "node's (%s): every node must have the same job files", node,
-	    d.n == 1 ? "" : "s", d.jobs, d.n > SERVER_DIFF_MAX ? ", ..." : "",
-	    d.n == 1 ? "s" : "", s->node);
+	if (d.n == 0)		/* its jobs' own hashes are not there */
+		log_err("node %s: its job definitions differ from this "
+		    "node's (%s): every node must have the same job files",
+		    node, s->node);
+	else
+		log_err("node %s: the definition%s of %s%s differ%s from "
+		    "this node's (%s): every node must have the same job "
+		    "files", node, d.n == 1 ? "" : "s", d.jobs,
+		    d.n > SERVER_DIFF_MAX ? ", ..." : "", d.n == 1 ? "s" : "",
+		    s->node);
 	return 0;
+}
+
+/* Free n peers. */
+void
+server_peers_free(struct server_peer *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].node);
+	free(v);
 }
 
 /*
@@ -270,25 +274,29 @@ server_drift_node(struct server *s, const char *node)
 static int
 server_cluster_drift(struct server *s, int64_t now_ms)
 {
-	struct server_drift	 d;
-	char			 walk[sizeof d.nodes], *p, *last = NULL;
+	struct server_drift	d;
+	size_t			i, k;
 
 	memset(&d, 0, sizeof d);
 	d.s = s;
 	d.now_ms = now_ms;
 	if (store_nodes(s->store, server_drift_one, &d) == -1)
-		return -1;
-	(void)snprintf(walk, sizeof walk, "%s", d.nodes);
-	for (p = strtok_r(walk, " ", &last); p != NULL;
-	    p = strtok_r(NULL, " ", &last)) {
-		if (server_word_in(s->drift, p))
-			continue;
-		*strchr(p, '=') = '\0';
-		if (server_drift_node(s, p) == -1)
-			return -1;
+		goto fail;
+	for (i = 0; i < d.n; i++) {
+		for (k = 0; k < s->ndrift; k++)
+			if (strcmp(s->drift[k].node, d.v[i].node) == 0 &&
+			    strcmp(s->drift[k].hash, d.v[i].hash) == 0)
+				break;
+		if (k == s->ndrift && server_drift_node(s, d.v[i].node) == -1)
+			goto fail;
 	}
-	(void)snprintf(s->drift, sizeof s->drift, "%s", d.nodes);
+	server_peers_free(s->drift, s->ndrift);
+	s->drift = d.v;
+	s->ndrift = d.n;
 	return 0;
+fail:
+	server_peers_free(d.v, d.n);
+	return -1;
 }
 
 /*
@@ -319,11 +327,12 @@ server_cluster_jobs(struct server *s)
 		v[i].job = s->conf->jobs[i]->id;
 		v[i].hash = hash[i];
 	}
-	rc = store_begin(s->store);
-	if (rc == 0 && (rc = store_node_jobs(s->store, s->node, v, n)) == 0)
-		rc = store_commit(s->store);
-	else if (rc == 0)
-		store_rollback(s->store);
+	if ((rc = store_begin(s->store)) == 0) {
+		if ((rc = store_node_jobs(s->store, s->node, v, n)) == 0)
+			rc = store_commit(s->store);
+		else
+			store_rollback(s->store);
+	}
 	free(v);
 	free(hash);
 	if (rc == 0)
@@ -366,11 +375,14 @@ server_cluster_beat(struct server *s)
 		log_notice("the database answers again: this node claims "
 		    "again");
 	}
-	/* The hash only once the jobs' own are there to compare. */
-	if (!s->defs_synced && server_cluster_jobs(s) == -1)
-		return -1;
+	/*
+	 * The heartbeat first, whatever else fails; the hash only once
+	 * the jobs' own are there to compare it by.
+	 */
 	if (store_node_put(s->store, s->node, s->owner, s->clock_offset_ms,
-	    (int64_t)s->nrunning, s->defs_hash) == -1)
+	    (int64_t)s->nrunning, s->defs_synced ? s->defs_hash : NULL) == -1)
+		return -1;
+	if (!s->defs_synced && server_cluster_jobs(s) == -1)
 		return -1;
 	return server_cluster_drift(s, srv);
 }

@@ -41,6 +41,12 @@ struct envp;
 #define SERVER_PASS_BUDGET	100	/* ms of store work a pass adds jobs */
 #define SERVER_PRI_STORE	(-1)	/* libev priority of store passes */
 
+/* A node whose job definitions differ from this one's, as reported. */
+struct server_peer {
+	char	*node;
+	char	 hash[CONF_HASH_HEX];
+};
+
 /* The store passes that take turns in a loop iteration (server_turn). */
 #define SERVER_TURN_DISPATCH	0x1
 #define SERVER_TURN_PUMP	0x2
@@ -137,13 +143,14 @@ struct server {
 	int			  clock_fd;
 	int			  wake_fd;	/* monotonic timerfd */
 	char			  owner[128];	/* "NODE:PID": runs' owner */
-	char			  node[64];	/* [daemon] node, or the host */
+	char			  node[CONF_NODE_MAX]; /* [daemon] node, or the host */
 	int			  cluster;	/* a server's database, shared */
 	int			  skewed;	/* clock off the server's: no claims */
 	int			  fenced;	/* leases not renewed: no claims */
 	int64_t			  lease_ok;	/* mono ms of the last renewal */
 	int64_t			  clock_offset_ms; /* ours minus the server's */
-	char			  drift[512];	/* "NODE=HASH ..." reported */
+	struct server_peer	 *drift;	/* nodes reported as differing */
+	size_t			  ndrift;
 	char			  defs_hash[17]; /* conf_defs_hash, at each load */
 	int			  defs_synced;	/* node_jobs holds this load's */
 	char			  machine_id[80];
@@ -327,6 +334,7 @@ int	server_cluster_job(struct server *, struct sjob *, int64_t *);
 int	server_cluster_ours(const struct server *, const char *);
 int	server_cluster_beat(struct server *);
 void	server_cluster_defs(struct server *);
+void	server_peers_free(struct server_peer *, size_t);
 void	server_cluster_renewed(struct server *);
 void	server_cluster_fence_cb(struct ev_loop *, ev_timer *, int);
 void	server_log_causes(const struct conf *, const struct conf_causes *);

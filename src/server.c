@@ -382,9 +382,12 @@ server_wq_write(struct server *s, int part)
 	if (part && store_part_begin(s->store) == -1)
 		goto fail;
 	for (w = s->wq; w != NULL && rc == 0; w = w->next) {
-		/* A slow store: the rest at the next flush, timers first. */
-		if (w != s->wq && clock_mono_ms() - begun >
-		    SERVER_PASS_BUDGET) {
+		/*
+		 * A slow store: the rest at the next flush, timers first;
+		 * all of it at the start (the recovery) and at the stop.
+		 */
+		if (w != s->wq && !s->starting && !s->stopping &&
+		    clock_mono_ms() - begun > SERVER_PASS_BUDGET) {
 			ev_idle_start(s->loop, &s->more_w);
 			break;
 		}
@@ -1484,7 +1487,7 @@ server_state_private(const char *state)
 void
 server_identity(struct server *s)
 {
-	char host[64];
+	char host[CONF_NODE_MAX];
 
 	if (server_read_line("/etc/machine-id", s->machine_id,
 	    sizeof s->machine_id) == -1 && gethostname(s->machine_id,
@@ -1867,6 +1870,7 @@ server_main(const char *path, int verbose)
 	for (i = 0; i < s->nreported; i++)
 		free(s->reported[i]);
 	free(s->reported);
+	server_peers_free(s->drift, s->ndrift);
 	conf_free(s->conf);
 	if (s->clock_fd != -1)
 		(void)close(s->clock_fd);

@@ -318,22 +318,28 @@ static const struct {
 	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
 	    "status = 'interrupted')" },
 	/*
-	 * A claim in one round trip: the instance inserted running, or
-	 * taken if claimable (as ST_RUN_CLAIM says), and its attempt added;
-	 * a row back when claimed.  ?1-?6 as ST_RUN_INSERT, ?7 owner, ?8
-	 * lease until, ?9 now (s), ?10 invocation, ?11 boot.
+	 * A claim in one round trip: the instance inserted running, or if
+	 * it was there, taken when claimable (as ST_RUN_CLAIM says), and its
+	 * attempt added; a row back when claimed.  Not ON CONFLICT DO
+	 * UPDATE: that locks the row even when it is not claimable, so a
+	 * node that lost an instance would hold its winner's writes up
+	 * until it commits.  ?1-?6 as ST_RUN_INSERT, ?7 owner, ?8 lease
+	 * until, ?9 now (s), ?10 invocation, ?11 boot.
 	 */
-	{ ST_RUN_CLAIM_ONE, "WITH c AS (INSERT INTO runs (run_id, job, "
+	{ ST_RUN_CLAIM_ONE, "WITH i AS (INSERT INTO runs (run_id, job, "
 	    "scheduled_at, origin, trigger, status, created_at, owner, "
 	    "lease_until, attempts) VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, "
-	    "?7, " PG_NOW " + (?8 - ?9), 1) ON CONFLICT (job, origin, "
-	    "scheduled_at) DO UPDATE SET status = 'running', reason = NULL, "
-	    "detail = NULL, trigger = EXCLUDED.trigger, owner = EXCLUDED.owner, "
-	    "lease_until = EXCLUDED.lease_until, attempts = runs.attempts + 1 "
-	    "WHERE runs.status IN ('pending', 'queued') OR "
-	    "(runs.status = 'running' AND runs.lease_until < " PG_NOW " AND "
-	    "runs.owner IS DISTINCT FROM EXCLUDED.owner) "
+	    "?7, " PG_NOW " + (?8 - ?9), 1) ON CONFLICT DO NOTHING "
 	    "RETURNING id, attempts, run_id), "
+	    "u AS (UPDATE runs SET status = 'running', reason = NULL, "
+	    "detail = NULL, trigger = ?5, owner = ?7, "
+	    "lease_until = " PG_NOW " + (?8 - ?9), attempts = attempts + 1 "
+	    "WHERE job = ?2 AND origin = ?4 AND scheduled_at = ?3 AND "
+	    "NOT EXISTS (SELECT 1 FROM i) AND "
+	    "(status IN ('pending', 'queued') OR (status = 'running' AND "
+	    "lease_until < " PG_NOW " AND owner IS DISTINCT FROM ?7)) "
+	    "RETURNING id, attempts, run_id), "
+	    "c AS (SELECT * FROM i UNION ALL SELECT * FROM u), "
 	    "a AS (INSERT INTO attempts (run, attempt, trigger, invocation, "
 	    "boot_id) SELECT id, attempts, ?5, ?10, ?11 FROM c) "
 	    "SELECT id, attempts, run_id FROM c" },
@@ -394,7 +400,7 @@ static const struct {
 	    "(SELECT job, def_hash FROM node_jobs WHERE node = ?1) a FULL JOIN "
 	    "(SELECT job, def_hash FROM node_jobs WHERE node = ?2) b "
 	    "ON a.job = b.job WHERE a.def_hash IS DISTINCT FROM b.def_hash "
-	    "ORDER BY 1 LIMIT ?3" },
+	    "ORDER BY coalesce(a.job, b.job) COLLATE \"C\" LIMIT ?3" },
 	{ ST_JOB_LOCK, "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1 "
 	    "FOR UPDATE" },

@@ -522,11 +522,14 @@ store_query_controllers(const struct conf *c, char **tracking, void *arg)
 {
 	struct store_query	*q;
 	char			*rec = NULL, *ctl = NULL, *cause = NULL;
+	char			 node[CONF_NODE_MAX];
 	int			 mask;
 
 	(void)arg;
 	if ((store_is_server(c->state) || access(c->state, F_OK) == 0) &&
 	    (q = store_query_open(c->state, &cause)) != NULL) {
+		conf_node(c, node, sizeof node);	/* this host's */
+		store_query_scope(q, node);
 		if (store_query_meta(q, "tracking", &rec, &cause) == 1)
 			(void)store_query_meta(q, "controllers", &ctl, &cause);
 		store_query_close(q);

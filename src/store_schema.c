@@ -8,11 +8,11 @@
  * decided_at) are Unix milliseconds.
  *
  * PostgreSQL (store_schema_pg) starts at version 6 in one step, the
- * same tables (and "nodes" and "node_jobs", which only a shared database
- * has) in its
- * types (bigint for every integer SQLite stores in
- * 64 bits, bytea for blobs, identity columns for rowids); from then on
- * both lists grow together, a step for each at the same version.  Its
+ * same tables (and "nodes", which only a shared database has) in its
+ * types (bigint for every integer SQLite stores in 64 bits, bytea for
+ * blobs, identity columns for rowids); from then on both lists grow
+ * together, a step for each at the same version (an empty one where an
+ * engine has nothing to do: 6 -> 7 on SQLite).  Its
  * version is meta's "schema_version" (PostgreSQL has no user_version).
  *
  * DIAGNOSTICS: none; data only.
@@ -134,6 +134,8 @@ const char *const store_schema[] = {
 	"ALTER TABLE attempts ADD COLUMN cpu_system_us INTEGER;"
 	"ALTER TABLE attempts ADD COLUMN mem_peak INTEGER;"
 	"ALTER TABLE attempts ADD COLUMN usage_source TEXT;",
+	/* 6 -> 7: nothing on one host (node_jobs is a shared database's). */
+	"",
 };
 
 const size_t store_schema_steps = sizeof store_schema /
@@ -231,10 +233,10 @@ const char *const store_schema_pg[] = {
 	"  clock_offset_ms bigint,"
 	"  running integer NOT NULL DEFAULT 0,"
 	"  defs_hash text"
-	");"
+	");",
 	/*
-	 * Each node's job definitions (conf_job_hash), written when it
-	 * loads them: a node whose defs_hash differs is compared job by
+	 * 6 -> 7: each node's job definitions (conf_job_hash), written when
+	 * it loads them: a node whose defs_hash differs is compared job by
 	 * job, to say which jobs differ.
 	 */
 	"CREATE TABLE node_jobs ("

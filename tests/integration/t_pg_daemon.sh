@@ -42,7 +42,7 @@ log_has "job ghost: run ghost@2026-01-01T00:00:00Z attempt 1: its claim was comm
 run_cmd ctl status
 expect_eq "status: exit" "$rc" 0
 expect_match "status: the daemon and the server" "$out" "daemon   running, pid $tickd_pid, since *
-state    $PG_DSN (schema 6)*"
+state    $PG_DSN (schema 7)*"
 run_cmd ctl history tick
 expect_eq "history: exit" "$rc" 0
 # (The newest may be running still.)
@@ -61,6 +61,37 @@ for c in metrics stats "stats --since 1h" history "history --status \
 	expect_eq "tickctl $c: exit" "$rc:$err" "0:"
 done
 
+# One write of the node's job hashes fails (after a reload; a constraint
+# stands in for a fault that lasts a moment): the beat's transaction is
+# rolled back, the heartbeat goes on, and once the fault is gone the
+# node runs its jobs again.
+pg_sql "ALTER TABLE node_jobs ADD CONSTRAINT fault CHECK (job <> 'tick')
+    NOT VALID" >/dev/null
+kill -HUP "$tickd_pid"
+wait_for "the failed write said" 10 log_has "store cluster: "
+pg_sql "ALTER TABLE node_jobs DROP CONSTRAINT fault" >/dev/null
+n=$(lines "$dir/out")
+wait_for "runs again after the fault" 15 eval \
+    '[ "$(lines "$dir/out")" -ge $((n + 3)) ]'
+expect_eq "no transaction left open on the server" "$(pg_sql "SELECT count(*)
+    FROM pg_stat_activity WHERE usename = 'tickd' AND state LIKE
+    'idle in transaction%'")" 0
+expect_eq "the job hashes written again" "$(pg_sql "SELECT job FROM node_jobs
+    WHERE node = 't1' ORDER BY job" | tr '\n' ' ')" "ghost tick "
+
+# Many live nodes whose definitions differ (more than a line holds, with
+# long names): each is reported once, the daemon lives.
+pg_sql "INSERT INTO nodes (node, owner, heartbeat_at, clock_offset_ms,
+    running, defs_hash) SELECT 'node-' || g || repeat('x', 40), 'x:1',
+    CAST(extract(epoch FROM clock_timestamp()) * 1000 AS bigint), 0, 0,
+    'deadbeef0000000' || g FROM generate_series(1, 9) AS g" >/dev/null
+wait_for "the ninth node reported" 10 log_has "node node-9$(printf '%040d' 0 |
+    tr 0 x): the definitions of ghost (only here), tick (only here) differ from this node's (t1)"
+checks=$((checks + 1))
+pid_alive "$tickd_pid" || fail "the daemon died reporting the nodes"
+expect_eq "each reported once" "$(grep -c "node node-.*: the definitions of" "$log")" 9
+pg_sql "DELETE FROM nodes WHERE node LIKE 'node-%'" >/dev/null
+
 # A second daemon for this node: the node's lock says who holds it.
 run_cmd timeout $((10 * slow)) "$TICKD" -c "$dir/tickd.conf" \
     --log-target=stderr
@@ -77,6 +108,19 @@ expect_eq "every run is a row on the server" "$(pg_sql "SELECT run_id FROM
 expect_eq "every attempt recorded its start (but the ghost's first)" \
     "$(pg_sql "SELECT count(*) FROM attempts WHERE pid IS NULL OR
     started_at IS NULL")" 1
+
+# A database of schema 6 (before node_jobs) is brought to 7 at the start.
+pg_sql "DROP TABLE node_jobs; UPDATE meta SET value = '6' WHERE
+    key = 'schema_version'" >/dev/null
+daemon_start
+n=$(lines "$dir/out")
+wait_for "runs after the migration" 10 eval \
+    '[ "$(lines "$dir/out")" -ge $((n + 2)) ]'
+expect_eq "schema 7, node_jobs written" "$(pg_sql "SELECT value FROM meta
+    WHERE key = 'schema_version'"; pg_sql "SELECT count(*) FROM node_jobs")" \
+    "7
+2"
+daemon_stop_ok
 
 # A password in the connection string: refused, the line named.
 write_conf "state = $PG_DSN password=secret"
