@@ -52,6 +52,18 @@
 /* Jobs named when a node's definitions differ from this one's. */
 #define SERVER_DIFF_MAX	8
 
+/* j was paused on another node: say so, and hold what of it waits. */
+static void
+server_cluster_paused(struct server *s, struct sjob *j)
+{
+	struct log_job lj = LOG_JOB_INIT;
+
+	lj.job = j->id;
+	log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: paused on another node",
+	    j->id);
+	(void)server_pend_pause(s, j);
+}
+
 /*
  * Take the job's row in the dispatch transaction and read what other
  * nodes did: the last instant decided (the cursor), the pause, and how
@@ -73,6 +85,7 @@ server_cluster_job(struct server *s, struct sjob *j, int64_t *planned)
 	j->nelse = (int)elsewhere;
 	if (st.paused && !j->st.paused) {
 		j->st.paused = 1;	/* paused from another node */
+		server_cluster_paused(s, j);
 		*planned = st.planned != -1 ? st.planned : j->st.planned;
 		return 1;
 	}
@@ -387,43 +400,72 @@ server_cluster_beat(struct server *s)
 	return server_cluster_drift(s, srv);
 }
 
+/* The walk of server_cluster_pauses: mark the jobs whose row is paused. */
+static void
+server_paused_one(const char *id, void *arg)
+{
+	struct sjob *j = server_job(arg, id);
+
+	if (j != NULL)
+		j->paused_row = 1;
+}
+
 /*
- * A job paused here (by this node's tickctl, or as its row said at a
- * dispatch) that another node resumed: plan it again from its row.  A
- * pause made elsewhere reaches this node at the job's next dispatch
- * (server_cluster_job); a resume would not, as a paused job is planned
- * nothing.  0 or -1.
+ * Follow the pauses and resumes made on other nodes, at each beat: a job
+ * whose row says paused is paused here too (what of it waits in the FIFO
+ * is held); one paused here whose row no longer is was resumed
+ * elsewhere: planned again from its row.  (A dispatch of the job learns
+ * a pause sooner, server_cluster_job.)  0 or -1.
  */
 static int
-server_cluster_resumed(struct server *s)
+server_cluster_pauses(struct server *s)
 {
 	struct store_job	 st;
 	struct log_job		 lj = LOG_JOB_INIT;
 	struct sjob		*j;
 	size_t			 i;
-	int			 rc, any = 0;
+	int			 rc = 0, any = 0, changed;
 
+	if (store_jobs_paused(s->store, server_paused_one, s) == -1)
+		return -1;
 	for (i = 0; i < s->njobs; i++) {
 		j = s->jobs[i];
-		if (j->def == NULL || !j->st.paused)
+		changed = 0;
+		if (j->def == NULL)
+			;
+		else if (j->paused_row && !j->st.paused) {
+			j->st.paused = 1;
+			changed = 1;
+		} else if (!j->paused_row && j->st.paused) {
+			if ((rc = store_job_get(s->store, j->id, &st)) == -1)
+				break;
+			if (rc == 1 && !st.paused) {
+				j->st = st;
+				changed = 1;
+			}
+		}
+		j->paused_row = 0;
+		if (!changed)
 			continue;
-		if ((rc = store_job_get(s->store, j->id, &st)) == -1)
-			return -1;
-		if (rc == 0 || st.paused)
-			continue;
-		j->st = st;
+		if (j->st.paused)
+			server_cluster_paused(s, j);
+		else {
+			lj.job = j->id;
+			log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: resumed "
+			    "on another node", j->id);
+			(void)server_pend_pause(s, j);
+		}
 		server_plan(s, j, clock_wall_ms() / 1000);
 		server_overdue_arm(s, j);
-		lj.job = j->id;
-		log_job(LOG_NOTICE, LOG_EV_NONE, &lj, "job %s: resumed on "
-		    "another node", j->id);
 		any = 1;
 	}
+	for (; i < s->njobs; i++)	/* after a failed read */
+		s->jobs[i]->paused_row = 0;
 	if (any) {
 		server_rearm(s);
 		server_pump(s);
 	}
-	return 0;
+	return rc == -1 ? -1 : 0;
 }
 
 /*
@@ -442,7 +484,7 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (server_cluster_beat(s) == -1 ||
 	    store_runs_expired(s->store, s->owner, server_failover_one,
 	    s) == -1 || store_runs_owned(s->store, s->owner, server_ghost_one,
-	    s) == -1 || server_cluster_resumed(s) == -1) {
+	    s) == -1 || server_cluster_pauses(s) == -1) {
 		server_store_trouble(s, "cluster");
 		return;
 	}

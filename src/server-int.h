@@ -74,6 +74,7 @@ struct sjob {
 	int			 nheld;		/* claimed ahead, held (server_hold) */
 	int			 nelse;		/* running on other nodes, as the
 						   last lock of its row read */
+	int			 paused_row;	/* its row says paused (beat) */
 	int64_t			 last_end;	/* Unix s, "after" schedules */
 	int64_t			 skips;		/* consecutive overlap skips */
 	int64_t			 skip_since;	/* Unix s of the first of them */

@@ -115,6 +115,7 @@ enum {
 	ST_SERVER_NOW,
 	ST_NODE_PUT,
 	ST_NODES,
+	ST_JOBS_PAUSED,
 	ST_NODE_JOBS_CLEAR,
 	ST_NODE_JOBS_ADD,
 	ST_NODE_DIFF,
@@ -269,6 +270,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_SERVER_NOW] = "SELECT NULL",
 	[ST_NODE_PUT] = "SELECT NULL",
 	[ST_NODES] = "SELECT NULL, NULL, 0, NULL, 0, NULL WHERE 0",
+	[ST_JOBS_PAUSED] = "SELECT job FROM jobs WHERE paused = 1",
 	/* One round trip each on a server (store_sql_pg); unused here. */
 	[ST_RUN_CLAIM_ONE] = "SELECT NULL, 0, NULL WHERE 0",
 	[ST_RUN_CLAIM_ID_ONE] = "SELECT NULL, 0, NULL WHERE 0",
@@ -1880,6 +1882,20 @@ store_node_diff(struct store *s, const char *node, const char *other,
 	while ((rc = db_step(st)) == DB_ROW)
 		fn(db_column_text(st, 0), (int)db_column_int64(st, 1),
 		    (int)db_column_int64(st, 2), arg);
+	db_reset(st);
+	return rc == DB_DONE ? 0 : store_fail(s);
+}
+
+/* Call fn with the id of each job whose row says paused; 0 or -1. */
+int
+store_jobs_paused(struct store *s, void (*fn)(const char *, void *),
+    void *arg)
+{
+	struct db_stmt	*st = s->st[ST_JOBS_PAUSED];
+	int		 rc;
+
+	while ((rc = db_step(st)) == DB_ROW)
+		fn(db_column_text(st, 0), arg);
 	db_reset(st);
 	return rc == DB_DONE ? 0 : store_fail(s);
 }

@@ -216,6 +216,8 @@ int		 store_server_now(struct store *, int64_t *);
 int		 store_node_put(struct store *, const char *, const char *,
 		     int64_t, int64_t, const char *);
 int		 store_nodes(struct store *, store_node_cb, void *);
+int		 store_jobs_paused(struct store *, void (*)(const char *,
+		     void *), void *);
 int		 store_node_jobs(struct store *, const char *,
 		     const struct store_node_job *, size_t);
 int		 store_node_diff(struct store *, const char *, const char *,

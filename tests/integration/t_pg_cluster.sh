@@ -187,6 +187,9 @@ for n in n1 n2 n3; do
 done
 "$TICKCTL" -c "$dir/$pa.conf" pause s1 >/dev/null || fail "pause s1 on $pa"
 tp=$(now)
+# (At its next beat: what of s1 waits in its FIFO is held then.)
+wait_for "$pb follows the pause" 10 grep -q \
+    "job s1: paused on another node" "$dir/$pb.log"
 while [ "$(now)" -lt $((tp + 3)) ]; do sleep 0.2; done
 expect_eq "paused from $pa: no run of s1 on any node" "$(pg_sql "SELECT
     count(*) FROM runs WHERE job = 's1' AND status != 'skipped' AND
