@@ -307,6 +307,7 @@ void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
 int	server_wq_write(struct server *, int);
 int	server_turn(struct server *, int);
+int	server_spent(int64_t);
 void	server_wq_committed(struct server *, int);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);
 void	server_forget(struct server *);

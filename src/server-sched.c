@@ -1302,7 +1302,7 @@ server_dispatch(struct server *s)
 		struct store_job st;
 
 		/* A slow store: the rest in the next pass, timers first. */
-		if (i > 0 && clock_mono_ms() - begun > SERVER_PASS_BUDGET) {
+		if (i > 0 && server_spent(begun)) {
 			for (k = i; k < ndue; k++)
 				server_heap_update(s, due[k]);
 			ndue = i;
@@ -1445,7 +1445,7 @@ server_pump_pass(struct server *s)
 	wrote = server_wq_write(s, 1);
 	for (i = 0; i < n; i++) {
 		/* A slow store: the rest in the next pass, timers first. */
-		if (i > 0 && clock_mono_ms() - begun > SERVER_PASS_BUDGET) {
+		if (i > 0 && server_spent(begun)) {
 			n = i;
 			cut = 1;
 			break;

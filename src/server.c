@@ -387,7 +387,7 @@ server_wq_write(struct server *s, int part)
 		 * all of it at the start (the recovery) and at the stop.
 		 */
 		if (w != s->wq && !s->starting && !s->stopping &&
-		    clock_mono_ms() - begun > SERVER_PASS_BUDGET) {
+		    server_spent(begun)) {
 			ev_idle_start(s->loop, &s->more_w);
 			break;
 		}
@@ -1264,6 +1264,13 @@ server_more_cb(struct ev_loop *loop, ev_idle *w, int revents)
 	ev_idle_stop(loop, w);
 }
 
+/* Whether the store work begun at since (mono ms) has had its budget. */
+int
+server_spent(int64_t since)
+{
+	return clock_mono_ms() - since > SERVER_PASS_BUDGET;
+}
+
 /* A loop iteration begins (the first callback after the poll). */
 static void
 server_woke_cb(struct ev_loop *loop, ev_check *w, int revents)
@@ -1285,8 +1292,7 @@ server_woke_cb(struct ev_loop *loop, ev_check *w, int revents)
 int
 server_turn(struct server *s, int pass)
 {
-	if (!(s->owed & pass) &&
-	    clock_mono_ms() - s->woke_ms > SERVER_PASS_BUDGET) {
+	if (!(s->owed & pass) && server_spent(s->woke_ms)) {
 		s->owed |= pass;
 		ev_idle_start(s->loop, &s->more_w);
 		return 0;

@@ -289,9 +289,10 @@ static const char *const store_sql[ST_COUNT] = {
  * PostgreSQL's text where it differs: a plain BEGIN (its transactions
  * take locks as they go; the jobs row is the lock, store_job_lock), a
  * lease as a duration the server adds to its clock (the node's "until"
- * minus the node's "now"), a job's cursor that never moves back, and
- * every write that ends an attempt fenced by the attempt's number: a node
- * whose instance was taken over writes nothing.
+ * minus the node's "now"), a job's cursor that never moves back, a claim
+ * and an attempt's start and end in one round trip each (the server may
+ * be far), and every write that ends an attempt fenced by the attempt's
+ * number: a node whose instance was taken over writes nothing.
  */
 static const struct {
 	int		 st;
@@ -305,20 +306,6 @@ static const struct {
 	    "?3 > jobs.planned THEN ?3 ELSE jobs.planned END, paused = ?4, "
 	    "boot_id = ?5, updated_at = ?6, overdue_alerted = ?7, "
 	    "watch_since = ?8" },
-	{ ST_RUN_CLAIM, "UPDATE runs SET status = 'running', reason = NULL, "
-	    "detail = NULL, trigger = ?4, owner = ?5, "
-	    "lease_until = " PG_NOW " + (?6 - ?7), attempts = attempts + 1 "
-	    "WHERE job = ?1 AND origin = ?2 AND scheduled_at = ?3 "
-	    "AND (status IN ('pending', 'queued') OR "
-	    "(status = 'running' AND lease_until < " PG_NOW " AND "
-	    "owner IS DISTINCT FROM ?5))" },
-	{ ST_RUN_CLAIM_ID, "UPDATE runs SET status = 'running', "
-	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
-	    "exit_status = NULL, signal = NULL, trigger = ?2, "
-	    "owner = ?3, lease_until = " PG_NOW " + (?4 - ?5), "
-	    "attempts = attempts + 1 "
-	    "WHERE id = ?1 AND (status = 'queued' OR status = 'retrying' OR "
-	    "status = 'interrupted')" },
 	/*
 	 * A claim in one round trip: the instance inserted running, or if
 	 * it was there, taken when claimable (as ST_RUN_CLAIM says), and its
