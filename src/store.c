@@ -987,6 +987,18 @@ store_run_origin(const char *run_id)
 	return "schedule";
 }
 
+/* A claimed row (id, attempts, run_id) into out. */
+static void
+store_claimed_row(struct db_stmt *st, struct store_claimed *out)
+{
+	const char *text = db_column_text(st, 2);
+
+	out->rowid = db_column_int64(st, 0);
+	out->attempt = db_column_int(st, 1);
+	(void)snprintf(out->run_id, sizeof out->run_id, "%s",
+	    text ? text : "");
+}
+
 /*
  * A claim's UPDATE changed its row: read what the row became (st, the
  * bound SELECT) into out and add the attempt.  1, or -1.  Not UPDATE ...
@@ -996,16 +1008,10 @@ static int
 store_claimed(struct store *s, struct db_stmt *st, const struct store_claim *c,
     struct store_claimed *out)
 {
-	const char	*text;
-	int		 rc;
+	int rc;
 
-	if ((rc = db_step(st)) == DB_ROW) {
-		out->rowid = db_column_int64(st, 0);
-		out->attempt = db_column_int(st, 1);
-		text = db_column_text(st, 2);
-		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
-		    text ? text : "");
-	}
+	if ((rc = db_step(st)) == DB_ROW)
+		store_claimed_row(st, out);
 	db_reset(st);
 	if (rc == DB_DONE) {	/* not in this transaction */
 		s->busy = 0;
@@ -1036,17 +1042,12 @@ static int
 store_claim_one(struct store *s, struct db_stmt *st, int inv,
     const struct store_claim *c, struct store_claimed *out)
 {
-	const char	*text;
-	int		 rc;
+	int rc;
 
 	db_bind_text(st, inv, c->invocation);
 	db_bind_text(st, inv + 1, c->boot_id);
 	if ((rc = db_step(st)) == DB_ROW) {
-		out->rowid = db_column_int64(st, 0);
-		out->attempt = db_column_int(st, 1);
-		text = db_column_text(st, 2);
-		(void)snprintf(out->run_id, sizeof out->run_id, "%s",
-		    text ? text : "");
+		store_claimed_row(st, out);
 		(void)snprintf(out->invocation, sizeof out->invocation, "%s",
 		    c->invocation != NULL ? c->invocation : "");
 	}
