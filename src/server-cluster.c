@@ -65,6 +65,24 @@ server_cluster_paused(struct server *s, struct sjob *j)
 }
 
 /*
+ * Take j's row, the lock that serialises the decisions about the job
+ * across nodes, into *st, and count its instances running on other nodes
+ * (j->nelse).  1, 0 when it has no row yet, -1.
+ */
+int
+server_cluster_lock(struct server *s, struct sjob *j, struct store_job *st)
+{
+	int64_t	elsewhere = 0;
+	int	rc;
+
+	j->nelse = 0;
+	if ((rc = store_job_lock(s->store, j->id, s->owner, st,
+	    &elsewhere)) == 1)
+		j->nelse = (int)elsewhere;
+	return rc;
+}
+
+/*
  * Take the job's row in the dispatch transaction and read what other
  * nodes did: the last instant decided (the cursor), the pause, and how
  * many of its instances run elsewhere (j->nelse).  1 when another node
@@ -75,14 +93,10 @@ int
 server_cluster_job(struct server *s, struct sjob *j, int64_t *planned)
 {
 	struct store_job	st;
-	int64_t			elsewhere = 0;
 	int			rc;
 
-	j->nelse = 0;
-	if ((rc = store_job_lock(s->store, j->id, s->owner, &st,
-	    &elsewhere)) != 1)
+	if ((rc = server_cluster_lock(s, j, &st)) != 1)
 		return rc;		/* no row yet: decide here */
-	j->nelse = (int)elsewhere;
 	if (st.paused && !j->st.paused) {
 		j->st.paused = 1;	/* paused from another node */
 		server_cluster_paused(s, j);
@@ -156,23 +170,33 @@ server_failover_one(const struct store_found *f, void *arg)
 	server_settle(arg, f, 0);
 }
 
+/* The run of this daemon at rowid, or NULL. */
+static struct run *
+server_run_of(const struct server *s, int64_t rowid)
+{
+	struct run	*r;
+	size_t		 i;
+
+	for (i = 0; i < s->njobs; i++)
+		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job)
+			if (r->rowid == rowid)
+				return r;
+	for (i = 0; i < s->ngone; i++)
+		for (r = s->gone[i]->runs; r != NULL; r = r->next_in_job)
+			if (r->rowid == rowid)
+				return r;
+	return NULL;
+}
+
 /* Whether this daemon knows the instance at rowid: running, waiting, ended. */
 static int
 server_knows(const struct server *s, int64_t rowid)
 {
 	const struct pending	*p;
-	const struct run	*r;
 	const struct wq_item	*w;
-	size_t			 i;
 
-	for (i = 0; i < s->njobs; i++)
-		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job)
-			if (r->rowid == rowid)
-				return 1;
-	for (i = 0; i < s->ngone; i++)
-		for (r = s->gone[i]->runs; r != NULL; r = r->next_in_job)
-			if (r->rowid == rowid)
-				return 1;
+	if (server_run_of(s, rowid) != NULL)
+		return 1;
 	for (p = s->pend; p != NULL; p = p->next)
 		if (p->rowid == rowid || (p->claim &&
 		    p->claimed.rowid == rowid))
@@ -541,4 +565,34 @@ server_cluster_fence_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			runner_stop(r, r->kill_signal, grace);
 		}
 	}
+}
+
+/* The walk of server_cluster_stops: stop one run, replaced elsewhere. */
+static void
+server_stop_one(int64_t rowid, const char *node, void *arg)
+{
+	struct run	*r = server_run_of(arg, rowid);
+	struct log_job	 lj;
+
+	if (r == NULL || r->replaced)
+		return;
+	r->replaced = 1;
+	runner_log_job(r, &lj);
+	log_job(LOG_NOTICE, LOG_EV_REPLACED, &lj, "job %s: run %s is replaced "
+	    "by a newer instance on node %s: signal %d", r->job, r->run_id,
+	    node != NULL ? node : "?", r->kill_signal);
+	runner_stop(r, r->kill_signal, r->kill_grace);
+}
+
+/*
+ * After a renewal: stop the runs another node replaced (overlap =
+ * replace decided there, store_run_stops_ask), as a replace decided here
+ * does: kill_signal, then kill_grace.
+ */
+void
+server_cluster_stops(struct server *s)
+{
+	if (store_run_stops(s->store, s->owner, server_stop_one, s) == -1)
+		log_warn("store: reading the runs other nodes replaced: %s",
+		    store_error(s->store));
 }

@@ -40,6 +40,7 @@ server_ctl_run(struct server *s, const char *id, int force,
 {
 	struct sjob		*j = server_job(s, id);
 	struct dispatch		 dp;
+	struct store_job	 st;
 	const struct dskip	*k = NULL;
 	char			 run_id[STORE_RUN_ID_MAX];
 	int64_t			 at, last;
@@ -58,6 +59,9 @@ server_ctl_run(struct server *s, const char *id, int force,
 	dp.room = server_room(s, s->nrunning + server_pend_startable(s));
 	if (store_begin(s->store) == -1)
 		goto busy;
+	/* With nodes: the job's row, and what of it runs elsewhere. */
+	if (s->cluster && server_cluster_lock(s, j, &st) == -1)
+		goto rollback;
 	/*
 	 * After the job's latest manual instant, never in a freed second: a
 	 * run id names one instance for good, also once retention deleted

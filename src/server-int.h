@@ -256,6 +256,8 @@ struct dispatch {
 	struct pending	**add_tail;
 	struct run	**kill;		/* runs to stop (replace) */
 	size_t		  nkill;
+	struct sjob	**asked;	/* jobs whose runs on other nodes */
+	size_t		  nasked;	/* were asked to stop (replace) */
 	struct pending	**drop;		/* FIFO entries the pass settled: */
 	size_t		  ndrop;	/* replaced, or dead (in dead too) */
 	struct ddead	 *dead;		/* retries settled dead */
@@ -337,6 +339,8 @@ int	server_cluster_ours(const struct server *, const char *);
 int	server_cluster_beat(struct server *);
 void	server_cluster_defs(struct server *);
 void	server_peers_free(struct server_peer *, size_t);
+int	server_cluster_lock(struct server *, struct sjob *, struct store_job *);
+void	server_cluster_stops(struct server *);
 void	server_cluster_renewed(struct server *);
 void	server_cluster_fence_cb(struct ev_loop *, ev_timer *, int);
 void	server_log_causes(const struct conf *, const struct conf_causes *);

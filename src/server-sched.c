@@ -359,11 +359,14 @@ server_dispatch_free(struct dispatch *dp)
 	}
 	dp->add_tail = &dp->add;
 	free(dp->kill);
+	free(dp->asked);
 	free(dp->drop);
 	free(dp->dead);
 	free(dp->skipped);
 	free(dp->ranges);
 	dp->kill = NULL;
+	dp->asked = NULL;
+	dp->nasked = 0;
 	dp->drop = NULL;
 	dp->dead = NULL;
 	dp->skipped = NULL;
@@ -550,6 +553,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 	struct run		*r;
 	char			 detail[STORE_RUN_ID_MAX + 64];
 	char			 tok[TRACK_TOKEN_LEN + 1];
+	int64_t			 asked;
 	int			 added, claiming, inflight, waiting, rc;
 	int			 kind = SERVER_SKIP_OVERLAP;
 
@@ -659,6 +663,17 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 				return -1;
 			server_skip_note(dp, j, p->at, SERVER_SKIP_REPLACED);
 			p->j = NULL;	/* superseded before it began */
+		}
+		/* Another node's: that node stops it (server_cluster_stops). */
+		if (j->nelse > 0) {
+			if ((asked = store_run_stops_ask(s->store, j->id,
+			    s->owner, s->node, dp->now_ms)) == -1)
+				return -1;
+			if (asked > 0) {
+				dp->asked = xreallocarray(dp->asked,
+				    dp->nasked + 1, sizeof *dp->asked);
+				dp->asked[dp->nasked++] = j;
+			}
 		}
 		/* Counted again: what waits is settled or superseded. */
 		server_dispatch_count(dp, j, &added, &claiming);
@@ -1010,6 +1025,14 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 		    dp->kill[i]->kill_signal);
 		runner_stop(dp->kill[i], dp->kill[i]->kill_signal,
 		    dp->kill[i]->kill_grace);
+	}
+	for (i = 0; i < dp->nasked; i++) {
+		struct log_job lj = LOG_JOB_INIT;
+
+		lj.job = dp->asked[i]->id;
+		log_job(LOG_NOTICE, LOG_EV_REPLACED, &lj, "job %s: what of it "
+		    "runs on other nodes is replaced by a newer instance: "
+		    "their nodes are asked to stop it", dp->asked[i]->id);
 	}
 	s->pumping = 1;
 	for (p = dp->add; p != NULL; p = next) {

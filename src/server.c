@@ -1052,8 +1052,10 @@ server_lease_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (store_lease_renew(s->store, s->owner, clock_wall_ms() / 1000 +
 	    s->conf->lease) == -1)
 		log_warn("store: renewing leases: %s", store_error(s->store));
-	else if (s->cluster)
+	else if (s->cluster) {
 		server_cluster_renewed(s);
+		server_cluster_stops(s);
+	}
 }
 
 void

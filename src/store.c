@@ -116,6 +116,8 @@ enum {
 	ST_NODE_PUT,
 	ST_NODES,
 	ST_JOBS_PAUSED,
+	ST_RUN_STOPS_ASK,
+	ST_RUN_STOPS,
 	ST_NODE_JOBS_CLEAR,
 	ST_NODE_JOBS_ADD,
 	ST_NODE_DIFF,
@@ -274,6 +276,8 @@ static const char *const store_sql[ST_COUNT] = {
 	/* One round trip each on a server (store_sql_pg); unused here. */
 	[ST_RUN_CLAIM_ONE] = "SELECT NULL, 0, NULL WHERE 0",
 	[ST_RUN_CLAIM_ID_ONE] = "SELECT NULL, 0, NULL WHERE 0",
+	[ST_RUN_STOPS_ASK] = "SELECT NULL",
+	[ST_RUN_STOPS] = "SELECT 0, NULL WHERE 0",
 	[ST_NODE_JOBS_CLEAR] = "SELECT NULL",
 	[ST_NODE_JOBS_ADD] = "SELECT NULL",
 	[ST_NODE_DIFF] = "SELECT NULL, 0, 0 WHERE 0",
@@ -378,6 +382,13 @@ static const struct {
 	    "running = ?4, defs_hash = ?5" },
 	{ ST_NODES, "SELECT node, owner, heartbeat_at, clock_offset_ms, "
 	    "running, defs_hash FROM nodes ORDER BY node" },
+	/* Ask the nodes running job ?1's instances to stop them. */
+	{ ST_RUN_STOPS_ASK, "INSERT INTO run_stops (run, node, asked_at) "
+	    "SELECT id, ?3, ?4 FROM runs WHERE job = ?1 AND "
+	    "status = 'running' AND owner IS DISTINCT FROM ?2 "
+	    "ON CONFLICT DO NOTHING" },
+	{ ST_RUN_STOPS, "SELECT t.run, t.node FROM run_stops t JOIN runs r "
+	    "ON r.id = t.run WHERE r.owner = ?1 AND r.status = 'running'" },
 	{ ST_NODE_JOBS_CLEAR, "DELETE FROM node_jobs WHERE node = ?1" },
 	/* ?2: "JOB HASH,JOB HASH,...": job ids have no space or comma. */
 	{ ST_NODE_JOBS_ADD, "INSERT INTO node_jobs (node, job, def_hash) "
@@ -1884,6 +1895,47 @@ store_jobs_paused(struct store *s, void (*fn)(const char *, void *),
 
 	while ((rc = db_step(st)) == DB_ROW)
 		fn(db_column_text(st, 0), arg);
+	db_reset(st);
+	return rc == DB_DONE ? 0 : store_fail(s);
+}
+
+/*
+ * Overlap = replace decided by node (owner) while job's instances run
+ * under other owners: ask their nodes to stop them (store_run_stops),
+ * inside the caller's transaction.  How many were asked, or -1; nothing
+ * on SQLite.
+ */
+int64_t
+store_run_stops_ask(struct store *s, const char *job, const char *owner,
+    const char *node, int64_t now_ms)
+{
+	struct db_stmt *st = s->st[ST_RUN_STOPS_ASK];
+
+	if (db_kind(s->db) != DB_PG)
+		return 0;
+	db_bind_text(st, 1, job);
+	db_bind_text(st, 2, owner);
+	db_bind_text(st, 3, node);
+	db_bind_int64(st, 4, now_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return db_changes(s->db);
+}
+
+/*
+ * Call fn with each of owner's running instances another node asked to
+ * stop (its row id, and the node that asked).  0 or -1.
+ */
+int
+store_run_stops(struct store *s, const char *owner,
+    void (*fn)(int64_t, const char *, void *), void *arg)
+{
+	struct db_stmt	*st = s->st[ST_RUN_STOPS];
+	int		 rc;
+
+	db_bind_text(st, 1, owner);
+	while ((rc = db_step(st)) == DB_ROW)
+		fn(db_column_int64(st, 0), db_column_text(st, 1), arg);
 	db_reset(st);
 	return rc == DB_DONE ? 0 : store_fail(s);
 }

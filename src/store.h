@@ -218,6 +218,10 @@ int		 store_node_put(struct store *, const char *, const char *,
 int		 store_nodes(struct store *, store_node_cb, void *);
 int		 store_jobs_paused(struct store *, void (*)(const char *,
 		     void *), void *);
+int64_t		 store_run_stops_ask(struct store *, const char *,
+		     const char *, const char *, int64_t);
+int		 store_run_stops(struct store *, const char *,
+		     void (*)(int64_t, const char *, void *), void *);
 int		 store_node_jobs(struct store *, const char *,
 		     const struct store_node_job *, size_t);
 int		 store_node_diff(struct store *, const char *, const char *,

@@ -237,13 +237,20 @@ const char *const store_schema_pg[] = {
 	/*
 	 * 6 -> 7: each node's job definitions (conf_job_hash), written when
 	 * it loads them: a node whose defs_hash differs is compared job by
-	 * job, to say which jobs differ.
+	 * job, to say which jobs differ.  And the runs another node asked
+	 * to stop (overlap = replace decided there): their own node stops
+	 * them when it next renews its leases.
 	 */
 	"CREATE TABLE node_jobs ("
 	"  node text NOT NULL,"
 	"  job text NOT NULL,"
 	"  def_hash text NOT NULL,"
 	"  PRIMARY KEY (node, job)"
+	");"
+	"CREATE TABLE run_stops ("
+	"  run bigint PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
+	"  node text NOT NULL,"			/* who asked */
+	"  asked_at bigint NOT NULL"
 	");",
 };
 

@@ -11,7 +11,9 @@
 # 4. a fourth node whose clock is 5 s ahead (libfaketime) claims nothing
 #    and says so; its different job files are reported by the others;
 # 5. a job paused from one node runs nowhere, and resumed from another
-#    every node follows.
+#    every node follows;
+# 6. overlap = replace across nodes: a run started on one node replaces
+#    the one running on another, which that node stops.
 . tests/integration/lib.sh
 . tests/pg.sh
 setup
@@ -38,7 +40,14 @@ write_job victim.job <<EOF
 [victim]
 schedule = $(at_cron $((t0 + 5)))
 recover = rerun
-command = echo "\$TICKD_RUN_ID attempt \$TICKD_ATTEMPT $node_of" >> @DIR@/victim.out; exec sleep 8
+command = echo "\$TICKD_RUN_ID attempt \$TICKD_ATTEMPT $node_of" >> @DIR@/victim.out; exec sleep 30
+EOF
+write_job rep.job <<EOF
+[rep]
+schedule = @yearly
+overlap = replace
+kill_grace = 5s
+command = echo "start \$TICKD_RUN_ID $node_of" >> @DIR@/rep.out; trap 'echo "term \$TICKD_RUN_ID $node_of" >> @DIR@/rep.out; exit 143' TERM; sleep 60 & wait
 EOF
 
 # node N: start tickd as node nN; its pid in $dir/nN.pid.
@@ -112,7 +121,7 @@ grep -q "error: node n4: the definitions of extra (only there), s5 differ from t
     "$dir/n1.log" || fail "n1 did not report n4's definitions: $(grep n4 "$dir/n1.log")"
 expect_eq "the nodes' own definitions: n4's differ in two jobs" "$(pg_sql "
     SELECT node, count(*) FROM node_jobs GROUP BY node ORDER BY node" |
-    tr '\n' ' ')" "n1|7 n2|7 n3|7 n4|8 "
+    tr '\n' ' ')" "n1|8 n2|8 n3|8 n4|9 "
 run_cmd "$TICKCTL" -c "$dir/n1.conf" status
 expect_match "status on n1: the nodes" "$(printf '%s\n' "$out" |
     grep -E ' n[1-4]: beat ' | sed 's/^ *\(nodes\)\{0,1\} *//' | tr '\n' '|')" \
@@ -146,11 +155,13 @@ kill -KILL "$(cat "$dir/n4.pid")"
 # --- 3: the victim's node dies --------------------------------------------------------
 vnode=$(awk '{print $4}' "$dir/victim.out" | head -n 1)
 vpid=$(cat "$dir/$vnode.pid")
+expect_eq "the victim still runs when its node dies" "$(pg_sql "SELECT status
+    FROM runs WHERE job = 'victim'")" running
 # The host dies: its daemon, then its job's processes (the other way
 # round, the daemon would see its job killed, and record that).
 kill -KILL "$vpid"
-pkill -KILL -x sleep -P "$(pgrep -f "exec sleep 8" | head -n 1)" 2>/dev/null
-pkill -KILL -f "^sleep 8$" 2>/dev/null
+pkill -KILL -x sleep -P "$(pgrep -f "exec sleep 30" | head -n 1)" 2>/dev/null
+pkill -KILL -f "^sleep 30$" 2>/dev/null
 killed=$(now)
 wait_for "a survivor reruns the victim" 30 eval '[ "$(lines "$dir/victim.out")" -ge 2 ]'
 took=$(($(now) - killed))
@@ -201,6 +212,21 @@ wait_for "s1 runs again" 10 eval '[ "$(pg_sql "SELECT count(*) FROM runs
     scheduled_at > $tr")" -ge 2 ]'
 wait_for "$pa follows the resume" 10 grep -q \
     "job s1: resumed on another node" "$dir/$pa.log"
+
+# overlap = replace across nodes: a run of rep started on $pb replaces
+# the one on $pa, which $pa stops when it next renews its leases.
+"$TICKCTL" -c "$dir/$pa.conf" run rep >/dev/null || fail "run rep on $pa"
+wait_for "rep's run on $pa" 10 grep -q "^start .* $pa\$" "$dir/rep.out"
+"$TICKCTL" -c "$dir/$pb.conf" run rep >/dev/null || fail "run rep on $pb"
+wait_for "rep's run on $pa stopped" 10 grep -q "^term .* $pa\$" \
+    "$dir/rep.out"
+wait_for "rep's run on $pb" 10 grep -q "^start .* $pb\$" "$dir/rep.out"
+expect_eq "rep: the replaced run and the new one" "$(pg_sql "SELECT status,
+    coalesce(reason, '-') FROM runs WHERE job = 'rep' ORDER BY id" |
+    tr '\n' ' ')" "terminated|replaced running|- "
+checks=$((checks + 1))
+grep -q "job rep: run rep@.* is replaced by a newer instance on node $pb: signal 15" \
+    "$dir/$pa.log" || fail "$pa did not say why it stopped rep"
 
 for n in n1 n2 n3; do
 	kill -TERM "$(cat "$dir/$n.pid")" 2>/dev/null
