@@ -64,14 +64,15 @@ DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
 		  src/server-cluster.c src/server-run.c src/server-sched.c \
-		  src/statelock.c src/store.c \
+		  src/statelock.c src/store.c src/store_copy.c \
 		  src/store_query.c src/store_schema.c src/track.c \
 		  src/track-cgroup.c src/track-pgrp.c
 # tickctl's commands (one file each) and their helpers.
 CTL_SRCS	= src/ctl-check.c src/ctl-ctx.c src/ctl-env.c src/ctl-fmt.c \
 		  src/ctl-import.c \
 		  src/ctl-history.c src/ctl-job.c src/ctl-json.c \
-		  src/ctl-list.c src/ctl-metrics.c src/ctl-next.c \
+		  src/ctl-list.c src/ctl-metrics.c src/ctl-migrate.c \
+		  src/ctl-next.c \
 		  src/ctl-pause.c src/ctl-request.c src/ctl-run.c \
 		  src/ctl-show.c src/ctl-stats.c src/ctl-status.c
 TICKCTL_SRCS	= src/tickctl.c

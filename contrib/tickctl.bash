@@ -57,7 +57,8 @@ _tickctl() {
 	if [ -z "$cmd" ]; then
 		COMPREPLY=($(compgen -W "list status next history show run
 		    replay pause resume reload stats metrics env check
-		    import-crontab -c --config --json --help --version" \
+		    import-crontab migrate-state -c --config --json --help
+		    --version" \
 		    -- "$cur"))
 		return
 	fi
@@ -82,6 +83,8 @@ _tickctl() {
 		esac ;;
 	check)
 		COMPREPLY=($(compgen -W "--strict --help" -- "$cur")) ;;
+	migrate-state)
+		COMPREPLY=($(compgen -W "--to --node --help" -- "$cur")) ;;
 	import-crontab)
 		case $cur in
 		-*)	COMPREPLY=($(compgen -W "--system --prefix --user

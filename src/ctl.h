@@ -59,6 +59,7 @@ struct ctl_cmd {
 
 extern const struct ctl_cmd ctl_check_cmd;
 extern const struct ctl_cmd ctl_env_cmd;
+extern const struct ctl_cmd ctl_migrate_cmd;
 extern const struct ctl_cmd ctl_history_cmd;
 extern const struct ctl_cmd ctl_list_cmd;
 extern const struct ctl_cmd ctl_metrics_cmd;

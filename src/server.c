@@ -1865,6 +1865,9 @@ server_main(const char *path, int verbose)
 	if (s->wq != NULL)
 		log_err("store: %s: the last records could not be written",
 		    store_error(s->store));
+	if (s->cluster && store_node_gone(s->store, s->node, s->owner) == -1)
+		log_warn("store: %s: this node is listed until its heartbeat "
+		    "ages", store_error(s->store));
 	store_close(s->store);
 	for (i = 0; i < s->njobs; i++)
 		ev_timer_stop(s->loop, &s->jobs[i]->overdue_w);

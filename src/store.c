@@ -117,6 +117,7 @@ enum {
 	ST_NODES,
 	ST_JOBS_PAUSED,
 	ST_RUN_STOPS_ASK,
+	ST_NODE_GONE,
 	ST_RUN_STOPS,
 	ST_NODE_JOBS_CLEAR,
 	ST_NODE_JOBS_ADD,
@@ -277,6 +278,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUN_CLAIM_ONE] = "SELECT NULL, 0, NULL WHERE 0",
 	[ST_RUN_CLAIM_ID_ONE] = "SELECT NULL, 0, NULL WHERE 0",
 	[ST_RUN_STOPS_ASK] = "SELECT NULL",
+	[ST_NODE_GONE] = "SELECT NULL",
 	[ST_RUN_STOPS] = "SELECT 0, NULL WHERE 0",
 	[ST_NODE_JOBS_CLEAR] = "SELECT NULL",
 	[ST_NODE_JOBS_ADD] = "SELECT NULL",
@@ -389,6 +391,7 @@ static const struct {
 	    "ON CONFLICT DO NOTHING" },
 	{ ST_RUN_STOPS, "SELECT t.run, t.node FROM run_stops t JOIN runs r "
 	    "ON r.id = t.run WHERE r.owner = ?1 AND r.status = 'running'" },
+	{ ST_NODE_GONE, "DELETE FROM nodes WHERE node = ?1 AND owner = ?2" },
 	{ ST_NODE_JOBS_CLEAR, "DELETE FROM node_jobs WHERE node = ?1" },
 	/* ?2: "JOB HASH,JOB HASH,...": job ids have no space or comma. */
 	{ ST_NODE_JOBS_ADD, "INSERT INTO node_jobs (node, job, def_hash) "
@@ -1938,4 +1941,44 @@ store_run_stops(struct store *s, const char *owner,
 		fn(db_column_int64(st, 0), db_column_text(st, 1), arg);
 	db_reset(st);
 	return rc == DB_DONE ? 0 : store_fail(s);
+}
+
+/* The connection, for the store's other modules (store_copy.c). */
+struct db *
+store_db(struct store *s)
+{
+	return s->db;
+}
+
+/* The schema's version (user_version, or a server's meta), or -1. */
+int
+store_version(struct store *s)
+{
+	struct db_stmt	*st = NULL;
+	const char	*v;
+	int		 version = -1;
+
+	if (db_prepare(s->db, db_kind(s->db) == DB_PG ? "SELECT value FROM "
+	    "meta WHERE key = 'schema_version'" : "PRAGMA user_version",
+	    &st) == 0 && db_step(st) == DB_ROW &&
+	    (v = db_column_text(st, 0)) != NULL)
+		version = atoi(v);
+	db_finalize(st);
+	return version;
+}
+
+/*
+ * A node's daemon (owner) stopped: its heartbeat row goes, so that it is
+ * not taken for a live node.  0 or -1; nothing on SQLite.
+ */
+int
+store_node_gone(struct store *s, const char *node, const char *owner)
+{
+	struct db_stmt *st = s->st[ST_NODE_GONE];
+
+	if (db_kind(s->db) != DB_PG)
+		return 0;
+	db_bind_text(st, 1, node);
+	db_bind_text(st, 2, owner);
+	return store_step_done(s, st);
 }

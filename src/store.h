@@ -16,6 +16,7 @@
 
 #define STORE_SCHEMA_VERSION	7
 #define STORE_RUN_ID_MAX	128
+#define STORE_COPY_TABLES	4	/* jobs, runs, attempts, decisions */
 #define STORE_TOKEN_MAX		40	/* an invocation id, a boot id */
 
 /* Per-job state the scheduler keeps across restarts. */
@@ -190,6 +191,10 @@ int		 store_lease_take(struct store *, const char *, int64_t);
 int		 store_meta_get(struct store *, const char *, char *, size_t);
 int		 store_meta_set(struct store *, const char *, const char *);
 void		 store_meta_scope(struct store *, const char *);
+int		 store_version(struct store *);
+struct db	*store_db(struct store *);
+int		 store_copy(struct store *, struct store *, const char *,
+		     int64_t[STORE_COPY_TABLES], char **);
 void		 store_run_id(const char *, int64_t, const char *, char *,
 		     size_t);
 const char	*store_run_origin(const char *);
@@ -216,6 +221,7 @@ int		 store_server_now(struct store *, int64_t *);
 int		 store_node_put(struct store *, const char *, const char *,
 		     int64_t, int64_t, const char *);
 int		 store_nodes(struct store *, store_node_cb, void *);
+int		 store_node_gone(struct store *, const char *, const char *);
 int		 store_jobs_paused(struct store *, void (*)(const char *,
 		     void *), void *);
 int64_t		 store_run_stops_ask(struct store *, const char *,

@@ -33,6 +33,7 @@ static const struct ctl_cmd *const ctl_cmds[] = {
 	&ctl_env_cmd,
 	&ctl_check_cmd,
 	&ctl_import_cmd,
+	&ctl_migrate_cmd,
 };
 #define CTL_NCMDS	(sizeof ctl_cmds / sizeof ctl_cmds[0])
 

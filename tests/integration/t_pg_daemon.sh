@@ -109,8 +109,9 @@ expect_eq "every attempt recorded its start (but the ghost's first)" \
     "$(pg_sql "SELECT count(*) FROM attempts WHERE pid IS NULL OR
     started_at IS NULL")" 1
 
-# A database of schema 6 (before node_jobs) is brought to 7 at the start.
-pg_sql "DROP TABLE node_jobs; UPDATE meta SET value = '6' WHERE
+# A database of schema 6 (before node_jobs and run_stops) is brought to 7
+# at the start.
+pg_sql "DROP TABLE node_jobs, run_stops; UPDATE meta SET value = '6' WHERE
     key = 'schema_version'" >/dev/null
 daemon_start
 n=$(lines "$dir/out")
