@@ -99,12 +99,9 @@ for n in n1 n2; do
 done
 
 # The outage, in the server's log: the shutdown asked, then ready again.
-pg_ms() {
-	date -d "$(sed -n '/received fast shutdown request/,$p' "$PG_LOG" |
-	    grep -m 1 "$1" | cut -d ' ' -f 1-3)" +%s%3N
-}
-down=$(pg_ms "received fast shutdown request")
-ready=$(pg_ms "database system is ready to accept connections")
+down=$(pg_log_ms "received fast shutdown request" "received fast shutdown")
+ready=$(pg_log_ms "received fast shutdown request" \
+    "database system is ready to accept connections")
 echo "outage: $((ready - down)) ms (shutdown asked to ready)"
 echo "first claim after the restart: n1 $(after n1) ms, n2 $(after n2) ms"
 
