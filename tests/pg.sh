@@ -44,8 +44,8 @@
 #   program that restarts the server or stops its processes itself).
 # pg_running: whether the postmaster runs.
 # pg_log_ms AFTER TEXT: the time (Unix ms) of the server log's first line
-#   holding TEXT from the first holding AFTER on ("received fast shutdown
-#   request", "database system is ready to accept connections": an
+#   holding TEXT from the last holding AFTER on ("received fast shutdown
+#   request", "database system is ready to accept connections": the last
 #   outage).
 #
 # proxy_start NAME: a TCP proxy (tests/tools/netproxy.py) on 127.0.0.1
@@ -232,7 +232,8 @@ pg_restart_cmd() {
 }
 
 pg_log_ms() {
-	date -d "$(sed -n "/$1/,\$p" "$PG_LOG" | grep -m 1 "$2" |
+	_pl_n=$(grep -n "$1" "$PG_LOG" | tail -n 1 | cut -d : -f 1)
+	date -d "$(tail -n +"$_pl_n" "$PG_LOG" | grep -m 1 "$2" |
 	    cut -d ' ' -f 1-3)" +%s%3N
 }
 
