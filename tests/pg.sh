@@ -43,6 +43,10 @@
 # pg_restart_cmd, pg_signal_cmd SIG: commands that do these (for a
 #   program that restarts the server or stops its processes itself).
 # pg_running: whether the postmaster runs.
+# pg_log_ms AFTER TEXT: the time (Unix ms) of the server log's first line
+#   holding TEXT from the last holding AFTER on ("received fast shutdown
+#   request", "database system is ready to accept connections": the last
+#   outage).
 #
 # proxy_start NAME: a TCP proxy (tests/tools/netproxy.py) on 127.0.0.1
 #   on a free port, forwarding to the server's; NAME is [A-Za-z0-9_]+
@@ -225,6 +229,12 @@ pg_start_again() {
 pg_restart_cmd() {
 	echo "runuser -u $pg_user -- $pg_bin/pg_ctl -D $PG_DATA -l $PG_LOG" \
 	    "-m fast -w -t $((30 * slow)) -o '-p $PG_PORT' restart >/dev/null"
+}
+
+pg_log_ms() {
+	_pl_n=$(grep -n "$1" "$PG_LOG" | tail -n 1 | cut -d : -f 1)
+	date -d "$(tail -n +"$_pl_n" "$PG_LOG" | grep -m 1 "$2" |
+	    cut -d ' ' -f 1-3)" +%s%3N
 }
 
 pg_restart() {
