@@ -4,7 +4,8 @@
 #    jobs' own record and the server's rows agree) and the runs spread
 #    over the nodes;
 # 2. overlap = skip holds across nodes: never two runs of a long job
-#    alive at once, whichever nodes claim them;
+#    alive at once, whichever nodes claim them; max_parallel = 2 never
+#    three;
 # 3. a node killed (kill -9, its job's processes with it, as when a host
 #    dies) mid-run: once its lease expires, exactly one survivor reruns
 #    the instance (recover = rerun), and says so;
@@ -41,6 +42,13 @@ write_job victim.job <<EOF
 schedule = $(at_cron $((t0 + 5)))
 recover = rerun
 command = echo "\$TICKD_RUN_ID attempt \$TICKD_ATTEMPT $node_of" >> @DIR@/victim.out; exec sleep 30
+EOF
+write_job mp.job <<EOF
+[mp]
+schedule = * * * * * *
+overlap = allow
+max_parallel = 2
+command = echo "start \$(date +%s%3N) \$TICKD_RUN_ID" >> @DIR@/mp.out; sleep 3.5; echo "end \$(date +%s%3N) \$TICKD_RUN_ID" >> @DIR@/mp.out
 EOF
 write_job rep.job <<EOF
 [rep]
@@ -121,7 +129,7 @@ grep -q "error: node n4: the definitions of extra (only there), s5 differ from t
     "$dir/n1.log" || fail "n1 did not report n4's definitions: $(grep n4 "$dir/n1.log")"
 expect_eq "the nodes' own definitions: n4's differ in two jobs" "$(pg_sql "
     SELECT node, count(*) FROM node_jobs GROUP BY node ORDER BY node" |
-    tr '\n' ' ')" "n1|8 n2|8 n3|8 n4|9 "
+    tr '\n' ' ')" "n1|9 n2|9 n3|9 n4|10 "
 run_cmd "$TICKCTL" -c "$dir/n1.conf" status
 expect_match "status on n1: the nodes" "$(printf '%s\n' "$out" |
     grep -E ' n[1-4]: beat ' | sed 's/^ *\(nodes\)\{0,1\} *//' | tr '\n' '|')" \
@@ -188,6 +196,14 @@ checks=$((checks + 1))
 [ "$(pg_sql "SELECT count(*) FROM runs WHERE job = 'long' AND
     status = 'skipped' AND reason = 'overlap'")" -ge 2 ] ||
     fail "long: no overlap skips recorded"
+# max_parallel = 2 across nodes: never three runs of mp alive at once.
+expect_eq "mp: at most two alive at once, on any nodes" "$(sort -k2,2n \
+    "$dir/mp.out" | awk '$1 == "start" { if (++alive > max) max = alive }
+    $1 == "end" { alive-- } END { print max }')" 2
+checks=$((checks + 1))
+[ "$(pg_sql "SELECT count(*) FROM runs WHERE job = 'mp' AND
+    status = 'skipped' AND reason = 'overlap'")" -ge 2 ] ||
+    fail "mp: no max_parallel skips recorded"
 
 # Paused from one survivor, resumed from the other: no instance of s1
 # runs anywhere while it is paused, and the other node follows both.
