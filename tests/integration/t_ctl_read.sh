@@ -99,7 +99,7 @@ EOF
 write_job busy.job <<EOF
 [busy]
 schedule = $(at_cron $((t_mid + 3)))
-command = sleep 60
+command = sleep 600
 EOF
 write_job broken.job <<'EOF'
 [broken]
@@ -204,7 +204,7 @@ state *running
 schedule *in UTC (dst_gap *, dst_fold *)
 *
 definition:
-*  command *sleep 60
+*  command *sleep 600
 *
 policies:
 *  overlap *skip

@@ -96,7 +96,7 @@ expect_eq "runs that neither succeeded nor were stopped" \
         attempts = 1 AND origin = 'schedule' AND trigger = 'schedule')
         AND NOT (status = 'terminated' AND reason = 'shutdown')")" 0
 expect_eq "terminated runs" \
-    "$(sql "SELECT count(*) <= 3 FROM runs WHERE status = 'terminated'")" 1
+    "$(sql "SELECT count(*) <= 4 FROM runs WHERE status = 'terminated'")" 1
 expect_eq "runs times" "$(sql "SELECT count(*) FROM runs WHERE
     status = 'succeeded' AND NOT (created_at <= started_at AND
     started_at <= finished_at AND started_at >= scheduled_at * 1000 AND
