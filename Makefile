@@ -193,11 +193,13 @@ deps-long:
 	@sh tests/deps.sh valgrind
 
 # What the benches need beyond make deps: Debian's cron for bench/cron.sh
-# (which starts its own `cron -f`), python3.  Installing cron must not
+# (which starts its own `cron -f`), python3, PostgreSQL for bench/cluster.sh
+# (also in make deps; the policy below keeps its service from starting too).
+# Installing cron must not
 # start it as a service: a policy-rc.d that answers 101 (forbidden) is
 # required, and put in place for the install if there is none.  A cron
 # process that appears during the install is reported, not killed.
-BENCH_PKGS	= cron python3 valgrind
+BENCH_PKGS	= cron python3 valgrind postgresql
 
 .PHONY: deps-bench
 deps-bench:
@@ -392,7 +394,7 @@ $(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 # Each prints its own table; the scripts take their sizes from the
 # environment (see each one's header and bench/README.md), e.g.
 # make bench REPEAT=1 JOBS=1000.  store.sh runs bench_store itself.
-BENCH_SCRIPTS	= burst instructions steady idle scale store
+BENCH_SCRIPTS	= burst instructions steady idle scale store cluster
 
 bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop \
     $(B)/bench/slowsync.so
