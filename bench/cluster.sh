@@ -101,7 +101,8 @@ start() {
 	echo "$! $3" >> "$1/nodes"
 }
 
-# run_row n what -> "p50 p99 max first last count claims_per_s spread"
+# run_row n what -> "p50 p99 max first last count claims_per_s spread
+#   xacts_per_run rollbacks lock_timeouts" (the last three "-" on SQLite)
 run_row() {
 	n=$1 what=$2 d=$dir/$2-$1
 	rm -rf "$d"
@@ -114,6 +115,7 @@ run_row() {
 		start "$d" tickd.conf n1 ;;
 	pg1 | pg3)
 		fresh_db
+		logsz=$(stat -c %s "$PG_LOG")
 		nodes=n1
 		[ "$what" = pg3 ] && nodes="n1 n2 n3"
 		for k in $nodes; do
@@ -156,8 +158,19 @@ run_row() {
 	    min(started_at) FROM attempts) FROM runs"
 	if [ "$what" = sqlite1 ]; then
 		db=$(sqlite3 -separator ' ' "$d/state/tickd.db" "$q")
+		srv="- - -"
 	else
 		db=$(pg_psql "$q" | tr '|' ' ')
+		# The server's side (the database is new each row; its
+		# counters are flushed as the daemons disconnect): its
+		# transactions per run, rolled back ones, and statements
+		# cancelled by lock_timeout (the server's log, this row's).
+		sleep 0.5
+		srv=$(pg_psql "SELECT round((xact_commit + xact_rollback)
+		    / $n.0, 1), xact_rollback FROM pg_stat_database WHERE
+		    datname = 'tickd'" | tr '|' ' ')
+		srv="$srv $(tail -c +"$((logsz + 1))" "$PG_LOG" |
+		    grep -c 'lock timeout' || true)"
 	fi
 	set -- $db
 	[ "$1 $2 $3 $4" = "$n $n $n $n" ] || fail "$what N=$n: runs, distinct" \
@@ -172,11 +185,12 @@ run_row() {
 		  print s }' "$d/nodes" "$d/stamps" | tr ',' '\n' | sort |
 	    paste -sd, -)
 	cut -d' ' -f2 "$d/stamps" > "$d/ns"
-	echo "$(lat_stats "$d/ns" "$((at * 1000000000))") $cps $spread"
+	echo "$(lat_stats "$d/ns" "$((at * 1000000000))") $cps $spread $srv"
 }
 
-printf '%-6s %-8s %9s %9s %9s %9s %9s  %s\n' N what p50_ms p99_ms max_ms \
-    first_ms claims/s 'runs per node (last round)'
+printf '%-6s %-8s %9s %9s %9s %9s %9s %7s %5s %5s  %s\n' N what p50_ms \
+    p99_ms max_ms first_ms claims/s xact/run rollb lockto \
+    'runs per node (last round)'
 : > "$dir/ratios"
 for n in $sizes; do
 	for what in $rows; do : > "$dir/res.$what"; done
@@ -189,21 +203,24 @@ for n in $sizes; do
 	done
 	for what in $rows; do
 		f=$dir/res.$what
-		printf '%-6s %-8s %9s %9s %9s %9s %9s  %s\n' "$n" "$what" \
+		printf '%-6s %-8s %9s %9s %9s %9s %9s %7s %5s %5s  %s\n' \
+		    "$n" "$what" \
 		    "$(col_median "$f" 1)" "$(col_median "$f" 2)" \
 		    "$(col_median "$f" 3)" "$(col_median "$f" 4)" \
-		    "$(col_median "$f" 7)" "$(tail -n 1 "$f" | cut -d' ' -f8)"
+		    "$(col_median "$f" 7)" "$(col_median "$f" 9)" \
+		    "$(col_median "$f" 10)" "$(col_median "$f" 11)" \
+		    "$(tail -n 1 "$f" | cut -d' ' -f8)"
 	done
 	line=
 	for other in pg1 pg3; do
 		case " $rows " in *" sqlite1 "*) ;; *) continue ;; esac
 		case " $rows " in *" $other "*) ;; *) continue ;; esac
-		# Fields 2 and 10: the p99 of the row and of sqlite1;
-		# 7 and 15: their claims per second.
+		# Fields 2 and 13: the p99 of the row and of sqlite1;
+		# 7 and 18: their claims per second.
 		p=$(paste -d' ' "$dir/res.$other" "$dir/res.sqlite1" | awk '
-		    $10 > 0 { printf "%.2f\n", $2 / $10 }' | median)
+		    $13 > 0 { printf "%.2f\n", $2 / $13 }' | median)
 		c=$(paste -d' ' "$dir/res.$other" "$dir/res.sqlite1" | awk '
-		    $15 > 0 { printf "%.2f\n", $7 / $15 }' | median)
+		    $18 > 0 { printf "%.2f\n", $7 / $18 }' | median)
 		line="${line:+$line, }$other/sqlite1 p99 $p claims/s $c"
 	done
 	[ -z "$line" ] || echo "N=$n: $line" >> "$dir/ratios"
