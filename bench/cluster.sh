@@ -23,7 +23,8 @@
 # runuser).  Usage: sh bench/cluster.sh [N...] (default 1000);
 # env B, REPEAT (3), ROWS ("sqlite1 pg1 pg3"), TICKD, LEAD (seconds from
 # writing the jobs to their instant, 8: every daemon must be ready
-# before it, or the run fails), TIMEOUT (s per burst, 180),
+# before it, or the run fails), TIMEOUT (s per burst, 180), STATEMENTS
+# (1: pg_stat_statements' calls per run and times, after the table),
 # CGROUP (default none: process groups, as the cluster tests run).
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -82,11 +83,46 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 pg_start
+# STATEMENTS=1: pg_stat_statements counts each statement's calls and time
+# per PostgreSQL row (BEGIN and COMMIT included: about one a round trip),
+# printed after the table.  Costs the server a little; off by default.
+if [ "${STATEMENTS:-0}" = 1 ]; then
+	cat >> "$PG_DATA/postgresql.conf" <<'EOF_CONF'
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+pg_stat_statements.track_utility = on
+EOF_CONF
+	pg_restart
+fi
 
 fresh_db() {
 	pg_admin "DROP DATABASE IF EXISTS tickd WITH (FORCE)" >/dev/null &&
 	    pg_admin "CREATE DATABASE tickd OWNER tickd" >/dev/null ||
 	    fail "recreating the database"
+	[ "${STATEMENTS:-0}" = 1 ] || return 0
+	pg_psql_at "host=$PG_SOCKDIR port=$PG_PORT user=postgres dbname=tickd" \
+	    "CREATE EXTENSION pg_stat_statements;
+	    SELECT pg_stat_statements_reset()" >/dev/null ||
+	    fail "pg_stat_statements"
+}
+
+# statements N WHAT: the calls per run and the time of the statements of
+# this row, the busiest first, to $dir/statements.
+statements() {
+	[ "${STATEMENTS:-0}" = 1 ] || return 0
+	{
+		echo "--- $2 N=$1: calls/run, total ms, mean ms, statement"
+		pg_psql_at "host=$PG_SOCKDIR port=$PG_PORT user=postgres dbname=tickd" \
+		    "SELECT round(sum(calls) / $1.0, 2), round(sum(total_exec_time)),
+		    '-', 'all' FROM pg_stat_statements s JOIN pg_database d ON
+		    d.oid = s.dbid WHERE d.datname = 'tickd'
+		    UNION ALL (SELECT round(calls / $1.0, 2),
+		    round(total_exec_time), round(mean_exec_time::numeric, 2),
+		    left(regexp_replace(query, '\s+', ' ', 'g'), 90) FROM
+		    pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+		    WHERE d.datname = 'tickd' ORDER BY calls DESC LIMIT 14)" |
+		    tr '|' '\t'
+	} >> "$dir/statements"
 }
 
 # start D CONF NODE: a daemon on D/CONF, READY=1 to D/NODE.notify; its
@@ -171,6 +207,7 @@ run_row() {
 		    datname = 'tickd'" | tr '|' ' ')
 		srv="$srv $(tail -c +"$((logsz + 1))" "$PG_LOG" |
 		    grep -c 'lock timeout' || true)"
+		statements "$n" "$what"
 	fi
 	set -- $db
 	[ "$1 $2 $3 $4" = "$n $n $n $n" ] || fail "$what N=$n: runs, distinct" \
@@ -231,5 +268,6 @@ for n in $sizes; do
 	done >> "$dir/ratios"
 done
 cat "$dir/ratios"
+[ ! -s "$dir/statements" ] || cat "$dir/statements"
 echo "(median of $REPEAT interleaved rounds; ratios: median of the per-round" \
     "ratios; a fresh database per PostgreSQL row; load: $(uptime | sed 's/.*load/load/'))"
