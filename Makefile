@@ -194,11 +194,11 @@ deps-long:
 
 # What the benches need beyond make deps: Debian's cron for bench/cron.sh
 # (which starts its own `cron -f`), python3, PostgreSQL for bench/cluster.sh
-# (also in make deps; the policy below keeps its service from starting too).
-# Installing cron must not
+# (in make deps too; it runs its own server).  Installing cron must not
 # start it as a service: a policy-rc.d that answers 101 (forbidden) is
-# required, and put in place for the install if there is none.  A cron
-# process that appears during the install is reported, not killed.
+# required, and put in place for the install if there is none (it keeps
+# PostgreSQL's service from starting as well).  A cron process that
+# appears during the install is reported, not killed.
 BENCH_PKGS	= cron python3 valgrind postgresql
 
 .PHONY: deps-bench

@@ -93,6 +93,10 @@ pg_stat_statements.track = all
 pg_stat_statements.track_utility = on
 EOF_CONF
 	pg_restart
+	# In the database postgres: tickd's must hold tickd's tables only.
+	# The view shows every database's statements.
+	pg_admin "CREATE EXTENSION pg_stat_statements" >/dev/null ||
+	    fail "CREATE EXTENSION pg_stat_statements"
 fi
 
 fresh_db() {
@@ -100,9 +104,7 @@ fresh_db() {
 	    pg_admin "CREATE DATABASE tickd OWNER tickd" >/dev/null ||
 	    fail "recreating the database"
 	[ "${STATEMENTS:-0}" = 1 ] || return 0
-	pg_psql_at "host=$PG_SOCKDIR port=$PG_PORT user=postgres dbname=tickd" \
-	    "CREATE EXTENSION pg_stat_statements;
-	    SELECT pg_stat_statements_reset()" >/dev/null ||
+	pg_admin "SELECT pg_stat_statements_reset()" >/dev/null ||
 	    fail "pg_stat_statements"
 }
 
@@ -112,12 +114,11 @@ statements() {
 	[ "${STATEMENTS:-0}" = 1 ] || return 0
 	{
 		echo "--- $2 N=$1: calls/run, total ms, mean ms, statement"
-		pg_psql_at "host=$PG_SOCKDIR port=$PG_PORT user=postgres dbname=tickd" \
-		    "SELECT round(sum(calls) / $1.0, 2), round(sum(total_exec_time)),
-		    '-', 'all' FROM pg_stat_statements s JOIN pg_database d ON
+		pg_admin "SELECT round(sum(calls) / $1.0, 2), round(sum(total_exec_time)::numeric),
+		    NULL, 'all' FROM pg_stat_statements s JOIN pg_database d ON
 		    d.oid = s.dbid WHERE d.datname = 'tickd'
 		    UNION ALL (SELECT round(calls / $1.0, 2),
-		    round(total_exec_time), round(mean_exec_time::numeric, 2),
+		    round(total_exec_time::numeric), round(mean_exec_time::numeric, 2),
 		    left(regexp_replace(query, '\s+', ' ', 'g'), 90) FROM
 		    pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
 		    WHERE d.datname = 'tickd' ORDER BY calls DESC LIMIT 14)" |
