@@ -194,11 +194,13 @@ deps-long:
 	@sh tests/deps.sh valgrind
 
 # What the benches need beyond make deps: Debian's cron for bench/cron.sh
-# (which starts its own `cron -f`), python3.  Installing cron must not
+# (which starts its own `cron -f`), python3, PostgreSQL for bench/cluster.sh
+# (in make deps too; it runs its own server).  Installing cron must not
 # start it as a service: a policy-rc.d that answers 101 (forbidden) is
-# required, and put in place for the install if there is none.  A cron
-# process that appears during the install is reported, not killed.
-BENCH_PKGS	= cron python3 valgrind
+# required, and put in place for the install if there is none (it keeps
+# PostgreSQL's service from starting as well).  A cron process that
+# appears during the install is reported, not killed.
+BENCH_PKGS	= cron python3 valgrind postgresql
 
 .PHONY: deps-bench
 deps-bench:
