@@ -338,13 +338,19 @@ fail:
 
 /*
  * The hash the beat records, of the definitions loaded (at start,
- * reload); the jobs' own hashes go to node_jobs at the next beat.
+ * reload); when it changed, the jobs' own hashes go to node_jobs at the
+ * next beat (a reload that changed no job writes none of them).
  */
 void
 server_cluster_defs(struct server *s)
 {
-	(void)snprintf(s->defs_hash, sizeof s->defs_hash, "%016" PRIx64,
+	char hash[sizeof s->defs_hash];
+
+	(void)snprintf(hash, sizeof hash, "%016" PRIx64,
 	    conf_defs_hash(s->conf));
+	if (strcmp(hash, s->defs_hash) == 0)
+		return;
+	(void)snprintf(s->defs_hash, sizeof s->defs_hash, "%s", hash);
 	s->defs_synced = 0;
 }
 

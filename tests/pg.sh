@@ -249,6 +249,27 @@ pg_signal_cmd() {
 	    "kill -$1 \$pm \$(pgrep -P \$pm)"
 }
 
+# --- nodes ---------------------------------------------------------------------
+
+# pg_node NAME [STATE [LEASE]]: write $dir/NAME.conf, node NAME on STATE
+# (default $PG_DSN) with lease LEASE (default 5s), the test's jobs.d and
+# control socket NAME.sock, and start tickd on it: stderr appended to
+# $dir/NAME.log, its pid in $dir/NAME.pid.
+pg_node() {
+	cat >"$dir/$1.conf" <<EOF
+[daemon]
+node = $1
+state = ${2:-$PG_DSN}
+jobs_dir = jobs.d
+control = $1.sock
+timezone = UTC
+cgroup = none
+lease = ${3:-5s}
+EOF
+	"$TICKD" -c "$dir/$1.conf" --log-target=stderr 2>>"$dir/$1.log" &
+	echo $! >"$dir/$1.pid"
+}
+
 # --- proxies -------------------------------------------------------------------
 
 proxy_start() {

@@ -58,23 +58,8 @@ kill_grace = 5s
 command = echo "start \$TICKD_RUN_ID $node_of" >> @DIR@/rep.out; trap 'echo "term \$TICKD_RUN_ID $node_of" >> @DIR@/rep.out; exit 143' TERM; sleep 60 & wait
 EOF
 
-# node N: start tickd as node nN; its pid in $dir/nN.pid.
-node() {
-	cat >"$dir/$1.conf" <<EOF
-[daemon]
-node = $1
-state = $PG_DSN
-jobs_dir = jobs.d
-control = $1.sock
-timezone = UTC
-cgroup = none
-lease = 5s
-EOF
-	"$TICKD" -c "$dir/$1.conf" --log-target=stderr 2>"$dir/$1.log" &
-	echo $! >"$dir/$1.pid"
-}
 for n in n1 n2 n3; do
-	node $n
+	pg_node $n
 done
 # n4: its clock 5 s ahead (libfaketime, the monotonic clock real), a
 # job the others do not have and one defined otherwise: it claims
@@ -85,7 +70,7 @@ cp "$jobs"/*.job "$dir/jobs4.d/"
 printf '[extra]\nschedule = * * * * * *\ncommand = echo "$TICKD_RUN_ID n4" >> %s/storm.out\n' \
     "$dir" >"$dir/jobs4.d/extra.job"
 printf 'timeout = 1h\n' >>"$dir/jobs4.d/s5.job"
-node n4
+pg_node n4
 kill -KILL "$(cat "$dir/n4.pid")"
 sed -i 's|^jobs_dir = .*|jobs_dir = jobs4.d|' "$dir/n4.conf"
 # (Under AddressSanitizer, its runtime must not insist on coming first.)

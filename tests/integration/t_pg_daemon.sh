@@ -61,12 +61,13 @@ for c in metrics stats "stats --since 1h" history "history --status \
 	expect_eq "tickctl $c: exit" "$rc:$err" "0:"
 done
 
-# One write of the node's job hashes fails (after a reload; a constraint
-# stands in for a fault that lasts a moment): the beat's transaction is
-# rolled back, the heartbeat goes on, and once the fault is gone the
-# node runs its jobs again.
+# One write of the node's job hashes fails (after a reload that changed a
+# definition; a constraint stands in for a fault that lasts a moment):
+# the beat's transaction is rolled back, the heartbeat goes on, and once
+# the fault is gone the node runs its jobs again.
 pg_sql "ALTER TABLE node_jobs ADD CONSTRAINT fault CHECK (job <> 'tick')
     NOT VALID" >/dev/null
+echo "description = changed" >>"$jobs/ghost.job"
 kill -HUP "$tickd_pid"
 wait_for "the failed write said" 10 log_has "store cluster: "
 pg_sql "ALTER TABLE node_jobs DROP CONSTRAINT fault" >/dev/null

@@ -24,18 +24,7 @@ EOF
 
 for n in n1 n2; do
 	proxy_start $n
-	cat >"$dir/$n.conf" <<EOF
-[daemon]
-node = $n
-state = $(proxy_dsn $n)
-jobs_dir = jobs.d
-control = $n.sock
-timezone = UTC
-cgroup = none
-lease = 6s
-EOF
-	"$TICKD" -c "$dir/$n.conf" --log-target=stderr 2>"$dir/$n.log" &
-	echo $! >"$dir/$n.pid"
+	pg_node $n "$(proxy_dsn $n)" 6s
 done
 for n in n1 n2; do
 	wait_for "$n ready" 20 grep -q "ready:" "$dir/$n.log"

@@ -56,22 +56,8 @@ timeout = 1s
 command = trap 'date +%s%3N > @DIR@/tmo.term; exit 0' TERM; while :; do sleep 0.05; done
 EOF
 
-node() {
-	cat >"$dir/$1.conf" <<EOF
-[daemon]
-node = $1
-state = $PG_DSN
-jobs_dir = jobs.d
-control = $1.sock
-timezone = UTC
-cgroup = none
-lease = 5s
-EOF
-	"$TICKD" -c "$dir/$1.conf" --log-target=stderr 2>"$dir/$1.log" &
-	echo $! >"$dir/$1.pid"
-}
-node n1
-node n2
+pg_node n1
+pg_node n2
 for n in n1 n2; do
 	log=$dir/$n.log
 	wait_for "$n ready" 10 log_has "ready:"

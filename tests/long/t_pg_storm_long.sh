@@ -25,18 +25,7 @@ EOF
 done
 
 node() {
-	cat >"$dir/$1.conf" <<EOF
-[daemon]
-node = $1
-state = $PG_DSN
-jobs_dir = jobs.d
-control = $1.sock
-timezone = UTC
-cgroup = none
-lease = 5s
-EOF
-	"$TICKD" -c "$dir/$1.conf" --log-target=stderr 2>>"$dir/$1.log" &
-	echo $! >"$dir/$1.pid"
+	pg_node "$1"
 	log=$dir/$1.log
 	wait_for "$1 ready ($2)" 10 eval '[ "$(log_count "ready:")" -ge '"$2 ]"
 }
