@@ -202,3 +202,15 @@ db_damaged(struct db *db)
 {
 	return db->ops->damaged != NULL ? db->ops->damaged(db) : 0;
 }
+
+/*
+ * Let a call that waits for a server (db_pg.c) do other work meanwhile:
+ * the daemon's loop keeps its urgent timers (server-wait.c).  A local
+ * file (SQLite) never waits on a socket; it ignores this.
+ */
+void
+db_set_wait(struct db *db, db_wait_fn fn, void *arg)
+{
+	db->wait = fn;
+	db->wait_arg = arg;
+}

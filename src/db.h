@@ -79,9 +79,19 @@ struct db_ops {
 	int		(*damaged)(struct db *);
 };
 
+/*
+ * How a call that waits for a server spends the wait (db_set_wait):
+ * return 0 once fd is ready for events (poll(2) flags), -1 at end
+ * (CLOCK_MONOTONIC ms) or on an error.  It may do other work meanwhile,
+ * but must not use the connection that waits.
+ */
+typedef int	(*db_wait_fn)(void *, int, short, int64_t);
+
 /* The part every backend's connection and statement begin with. */
 struct db {
 	const struct db_ops	*ops;
+	db_wait_fn		 wait;		/* NULL: poll the socket */
+	void			*wait_arg;
 };
 
 struct db_stmt {
@@ -115,5 +125,6 @@ int		 db_busy(struct db *);
 int		 db_checkpoint(struct db *, int);
 int		 db_moved(struct db *);
 int		 db_damaged(struct db *);
+void		 db_set_wait(struct db *, db_wait_fn, void *);
 
 #endif /* TICKD_DB_H */

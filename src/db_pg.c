@@ -244,18 +244,21 @@ pg_server(PGconn *c, char *buf, size_t len)
 }
 
 /*
- * Wait until the socket is ready for what flags ask, at most until end
- * (monotonic ms): 0 ready, -1 at the deadline or on error.
+ * Wait until the socket is ready for what events ask, at most until end
+ * (monotonic ms): 0 ready, -1 at the deadline or on error.  The caller's
+ * wait (db_set_wait) spends the time, if it set one.
  */
 static int
-pg_poll(PGconn *c, short events, int64_t end)
+pg_poll(struct db_pg *d, short events, int64_t end)
 {
 	struct pollfd	pfd;
 	int64_t		left;
 	int		rc;
 
-	pfd.fd = pq.PQsocket(c);
+	pfd.fd = pq.PQsocket(d->conn);
 	pfd.events = events;
+	if (d->base.wait != NULL)
+		return d->base.wait(d->base.wait_arg, pfd.fd, events, end);
 	for (;;) {
 		if ((left = end - pg_now_ms()) <= 0)
 			return -1;
@@ -303,7 +306,7 @@ pg_connect(struct db_pg *d, int64_t end)
 	while (st != PGRES_POLLING_OK) {
 		if (st == PGRES_POLLING_FAILED)
 			goto bad;
-		if (pg_poll(d->conn, st == PGRES_POLLING_READING ? POLLIN :
+		if (pg_poll(d, st == PGRES_POLLING_READING ? POLLIN :
 		    POLLOUT, end) == -1) {
 			pg_server(d->conn, srv, sizeof srv);
 			pq.PQfinish(d->conn);
@@ -366,14 +369,14 @@ pg_results(struct db_pg *d, int64_t end)
 	int		 rc;
 
 	while ((rc = pq.PQflush(d->conn)) == 1)
-		if (pg_poll(d->conn, POLLIN | POLLOUT, end) == -1 ||
+		if (pg_poll(d, POLLIN | POLLOUT, end) == -1 ||
 		    pq.PQconsumeInput(d->conn) == 0)
 			goto lost;
 	if (rc == -1)
 		goto lost;
 	for (;;) {
 		while (pq.PQisBusy(d->conn)) {
-			if (pg_poll(d->conn, POLLIN, end) == -1 ||
+			if (pg_poll(d, POLLIN, end) == -1 ||
 			    pq.PQconsumeInput(d->conn) == 0)
 				goto lost;
 		}

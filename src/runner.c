@@ -390,6 +390,26 @@ runner_out_cb(struct ev_loop *loop, ev_io *w, int revents)
 		(void)runner_out_read(r, &r->err, 2, RUNNER_READ_MAX);
 }
 
+/* A run's output descriptor (stream 1 or 2), -1 once closed. */
+int
+runner_out_fd(const struct run *r, int stream)
+{
+	return stream == 2 ? r->err.fd : r->out.fd;
+}
+
+/*
+ * Read what a run's output holds now, outside the loop's callbacks: a
+ * store call that waits for a server does (server-wait.c), so that a
+ * chatty job does not stop on a full pipe meanwhile.
+ */
+void
+runner_out_now(struct run *r, int stream)
+{
+	if (runner_out_fd(r, stream) != -1)
+		(void)runner_out_read(r, stream == 2 ? &r->err : &r->out,
+		    stream, RUNNER_READ_MAX);
+}
+
 /*
  * What became of the child before its program, from its report (clone)
  * or its status pipe (fork): failed, the report is kept for the reap;

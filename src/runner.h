@@ -107,6 +107,8 @@ size_t		 runner_budget(void);
 void		 runner_free(struct run *);
 void		 runner_log_job(const struct run *, struct log_job *);
 void		 runner_stop(struct run *, int, double);
+int		 runner_out_fd(const struct run *, int);
+void		 runner_out_now(struct run *, int);
 int		 runner_kill_tree(struct run *, int);
 void		 runner_sweep(struct run *);
 void		 runner_finish(void);

@@ -24,6 +24,7 @@
 #include "store.h"
 
 struct envp;
+struct pollfd;
 
 #define SERVER_KILL_GRACE	10.0	/* seconds from TERM to KILL at stop */
 #define SERVER_RETRY		0.25	/* seconds before retrying the store */
@@ -213,6 +214,10 @@ struct server {
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
 	int			  prune_again;	/* that pass hit its chunk */
 	int			  pumping;	/* inside server_pump */
+	struct pollfd		 *wait_fds;	/* server_wait: the store's, */
+	struct run		**wait_runs;	/* then the runs' output */
+	size_t			  nwait;
+	size_t			  wait_cap;
 	size_t			  burst;	/* last claim batch, if more due */
 	int			  pump_again;	/* a start failed meanwhile */
 };
@@ -309,6 +314,7 @@ void	server_env(const struct job_def *, const struct run *, struct envp *);
 void	server_flush(struct server *);
 int	server_wq_write(struct server *, int);
 int	server_turn(struct server *, int);
+int	server_wait(void *, int, short, int64_t);
 int	server_spent(int64_t);
 void	server_wq_committed(struct server *, int);
 void	server_flush_cb(struct ev_loop *, ev_prepare *, int);

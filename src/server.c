@@ -1804,6 +1804,8 @@ server_main(const char *path, int verbose)
 	s->fd_budget = runner_budget();
 	server_slots_check(s);
 	server_watchers(s);
+	/* A server's slow answers leave the urgent timers on time. */
+	store_set_wait(s->store, server_wait, s);
 	/* Clients are served once the loop runs, after the recovery. */
 	server_state_dir(s->conf->control);
 	if ((s->control = control_open(s->loop, s->conf->control, geteuid(),
@@ -1877,6 +1879,8 @@ server_main(const char *path, int verbose)
 	server_jobs_free(s->jobs, s->njobs);
 	server_jobs_free(s->gone, s->ngone);
 	free(s->heap);
+	free(s->wait_fds);
+	free(s->wait_runs);
 	while ((p = s->pend) != NULL) {
 		s->pend = p->next;
 		free(p);

@@ -833,6 +833,17 @@ store_busy(const struct store *s)
 }
 
 /*
+ * What a call that waits for a server does meanwhile (db_set_wait): the
+ * daemon's urgent timers (server-wait.c).
+ */
+void
+store_set_wait(struct store *s, int (*fn)(void *, int, short, int64_t),
+    void *arg)
+{
+	db_set_wait(s->db, fn, arg);
+}
+
+/*
  * Start a write transaction (takes the write lock now), if the file is
  * still the one at the path.
  */

@@ -157,6 +157,8 @@ struct store	*store_open(const char *, int, char **);
 void		 store_close(struct store *);
 const char	*store_error(const struct store *);
 int		 store_busy(const struct store *);
+void		 store_set_wait(struct store *,
+		     int (*)(void *, int, short, int64_t), void *);
 int		 store_begin(struct store *);
 int		 store_commit(struct store *);
 void		 store_rollback(struct store *);

@@ -1,0 +1,179 @@
+/*
+ * server-wait.c -- the loop's urgent work while the store waits for a
+ * server.
+ *
+ * A store call runs inside one of the loop's callbacks and, on a server
+ * (db_pg.c), waits for each answer up to its deadline: a claim is a few
+ * round trips, and a server that is slow or gone holds the loop as long.
+ * What must not wait that long is done here meanwhile (store_set_wait):
+ * a run's timeout and the SIGKILL after its kill_grace, a node's fence
+ * (server-cluster.c), the watchdog, the last-resort kill at shutdown, and
+ * reading the runs' output (a job that writes more than a pipe holds
+ * would stop until the store answers).  Each of those callbacks touches
+ * no store; it is invoked here when its timer is due, as the loop would
+ * have.  The rest (claims, ends, tickctl's requests, SIGCHLD, the lease
+ * renewal) waits for the loop as before: a run that ended is recorded
+ * when the call returns.
+ *
+ * An answer within SERVER_WAIT_QUICK ms (a server on the same host or
+ * network) costs one poll of its socket; a longer wait polls the runs'
+ * output too, and wakes for the next of those timers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <ev.h>
+
+#include "clock.h"
+#include "runner.h"
+#include "server-int.h"
+#include "xmalloc.h"
+
+#define SERVER_WAIT_QUICK	5	/* ms: most answers come within */
+
+/*
+ * Invoke a timer's callback if it is due (or expired and not yet called
+ * back by the loop).  Returns the seconds until it is due: 0 if it fired,
+ * HUGE_VAL if it is not armed.
+ */
+static double
+server_wait_timer(struct ev_loop *loop, ev_timer *w)
+{
+	double left;
+
+	if (ev_is_pending(w))
+		(void)ev_clear_pending(loop, w);	/* expired: re-armed */
+	else if (!ev_is_active(w))
+		return HUGE_VAL;
+	else if ((left = ev_timer_remaining(loop, w)) > 0)
+		return left;
+	else if (w->repeat > 0)
+		ev_timer_again(loop, w);
+	else
+		ev_timer_stop(loop, w);
+	ev_invoke(loop, w, EV_TIMER);
+	return 0;
+}
+
+/* A run's timers; the seconds until the first is due. */
+static double
+server_wait_run(struct ev_loop *loop, struct run *r)
+{
+	return fmin(server_wait_timer(loop, &r->timeout_w),
+	    server_wait_timer(loop, &r->kill_w));
+}
+
+/* Add a run's open output descriptors to the poll set. */
+static void
+server_wait_add(struct server *s, struct run *r)
+{
+	int stream, fd;
+
+	for (stream = 1; stream <= 2; stream++) {
+		if ((fd = runner_out_fd(r, stream)) == -1)
+			continue;
+		if (s->nwait == s->wait_cap) {
+			s->wait_cap = s->wait_cap * 2 + 16;
+			s->wait_fds = xreallocarray(s->wait_fds, s->wait_cap,
+			    sizeof *s->wait_fds);
+			s->wait_runs = xreallocarray(s->wait_runs,
+			    s->wait_cap, sizeof *s->wait_runs);
+		}
+		s->wait_fds[s->nwait].fd = fd;
+		s->wait_fds[s->nwait].events = POLLIN;
+		s->wait_fds[s->nwait].revents = 0;
+		s->wait_runs[s->nwait++] = r;
+	}
+}
+
+/*
+ * One round: fire what is due, gather the runs' output descriptors after
+ * the store's (slot 0).  The seconds until the next timer is due; 0 when
+ * one fired (its callback may have armed another: look again).
+ */
+static double
+server_wait_round(struct server *s)
+{
+	struct run	*r;
+	double		 next;
+	size_t		 i;
+
+	ev_now_update(s->loop);
+	next = fmin(server_wait_timer(s->loop, &s->watchdog_w),
+	    fmin(server_wait_timer(s->loop, &s->fence_w),
+	    server_wait_timer(s->loop, &s->kill_w)));
+	s->nwait = 1;
+	for (i = 0; i < s->njobs; i++)
+		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job) {
+			next = fmin(next, server_wait_run(s->loop, r));
+			server_wait_add(s, r);
+		}
+	for (i = 0; i < s->ngone; i++)
+		for (r = s->gone[i]->runs; r != NULL; r = r->next_in_job) {
+			next = fmin(next, server_wait_run(s->loop, r));
+			server_wait_add(s, r);
+		}
+	for (r = s->hooks; r != NULL; r = r->next_in_job) {
+		next = fmin(next, server_wait_run(s->loop, r));
+		server_wait_add(s, r);
+	}
+	return next;
+}
+
+/*
+ * The store's wait (db_wait_fn): until fd is ready for events, or end
+ * (monotonic ms).  0 ready, -1 at end or on a poll error.
+ */
+int
+server_wait(void *arg, int fd, short events, int64_t end)
+{
+	struct server	*s = arg;
+	struct pollfd	 one;
+	int64_t		 left;
+	double		 next;
+	size_t		 i;
+	int		 rc;
+
+	one.fd = fd;
+	one.events = events;
+	left = end - clock_mono_ms();
+	do {
+		rc = poll(&one, 1, left <= 0 ? 0 : left < SERVER_WAIT_QUICK ?
+		    (int)left : SERVER_WAIT_QUICK);
+	} while (rc == -1 && errno == EINTR);
+	if (rc != 0)
+		return rc > 0 ? 0 : -1;
+	if (s->wait_cap == 0) {
+		s->wait_cap = 16;
+		s->wait_fds = xreallocarray(NULL, s->wait_cap,
+		    sizeof *s->wait_fds);
+		s->wait_runs = xreallocarray(NULL, s->wait_cap,
+		    sizeof *s->wait_runs);
+	}
+	for (;;) {
+		if ((left = end - clock_mono_ms()) <= 0)
+			return -1;
+		if ((next = server_wait_round(s)) <= 0)
+			continue;
+		if (next * 1000 < (double)left)
+			left = (int64_t)ceil(next * 1000);
+		s->wait_fds[0] = one;
+		s->wait_fds[0].revents = 0;
+		rc = poll(s->wait_fds, s->nwait, left > INT32_MAX ?
+		    INT32_MAX : (int)left);
+		if (rc == -1 && errno != EINTR)
+			return -1;
+		if (rc <= 0)
+			continue;
+		if (s->wait_fds[0].revents != 0)
+			return 0;
+		for (i = 1; i < s->nwait; i++)
+			if (s->wait_fds[i].revents != 0)
+				runner_out_now(s->wait_runs[i],
+				    runner_out_fd(s->wait_runs[i], 1) ==
+				    s->wait_fds[i].fd ? 1 : 2);
+	}
+}
