@@ -4,12 +4,14 @@
  * that nodes share (or back to a SQLite file) without running again or
  * forgetting anything.
  *
- *   tickctl migrate-state [--node NAME] --to STATE
+ *   tickctl migrate-state [--merge] [--node NAME] --to STATE
  *
  * STATE is a SQLite file or a PostgreSQL connection string, as the
  * "state" setting takes.  The copy (store_copy: jobs with their cursors
  * and pauses, runs, attempts, decisions, with the same ids) goes into a
- * destination that holds no job and no run, in one transaction.
+ * destination that holds no job and no run, in one transaction; with
+ * --merge, into one that has a history (a cluster's): what the
+ * destination records of an instance wins, the rest is added.
  * Instances that were running are given to the node that will settle
  * them when it starts (NAME, default this host's node name: the
  * configuration's "node", or the host name), on PostgreSQL.
@@ -39,7 +41,7 @@ static int	ctl_migrate_exec(int, char **, struct ctl_ctx *);
 
 const struct ctl_cmd ctl_migrate_cmd = {
 	"migrate-state",
-	"[--node NAME] --to STATE",
+	"[--merge] [--node NAME] --to STATE",
 	"copy this state (history, pauses, cursors) into another one",
 	ctl_migrate_exec,
 };
@@ -100,6 +102,7 @@ ctl_migrate_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	static const struct option longopts[] = {
 		{ "to", required_argument, NULL, 't' },
 		{ "node", required_argument, NULL, 'n' },
+		{ "merge", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -108,10 +111,10 @@ ctl_migrate_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	const char	*to = NULL, *node = NULL;
 	char		*cause = NULL, host[CONF_NODE_MAX], *owner = NULL;
 	int64_t		 n[STORE_COPY_TABLES];
-	int		 ch, version, rc = CTL_EXIT_FAIL;
+	int		 ch, version, merge = 0, rc = CTL_EXIT_FAIL;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:n:h", longopts,
+	while ((ch = getopt_long(argc, argv, ":t:n:mh", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 't':
@@ -119,6 +122,9 @@ ctl_migrate_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			break;
 		case 'n':
 			node = optarg;
+			break;
+		case 'm':
+			merge = 1;
 			break;
 		case 'h':
 			(void)printf("usage: tickctl migrate-state %s\n",
@@ -166,14 +172,15 @@ ctl_migrate_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			conf_node(c, host, sizeof host);
 		owner = xasprintf("%s:0", node != NULL ? node : host);
 	}
-	if (store_copy(src, dst, owner, n, &cause) == -1) {
+	if (store_copy(src, dst, owner, merge, n, &cause) == -1) {
 		ctl_error("migrate-state: --to %s: %s (nothing was copied)", to,
 		    cause);
 		goto out;
 	}
-	(void)printf("copied %" PRId64 " jobs, %" PRId64 " runs, %" PRId64
-	    " attempts, %" PRId64 " decisions from %s to %s\n", n[0], n[1],
-	    n[2], n[3], c->state, to);
+	(void)printf("%s %" PRId64 " jobs, %" PRId64 " runs, %" PRId64
+	    " attempts, %" PRId64 " decisions from %s %s %s\n", merge ?
+	    "merged" : "copied", n[0], n[1], n[2], n[3], c->state, merge ?
+	    "into" : "to", to);
 	if (owner != NULL)
 		(void)printf("instances that were running are node %.*s's to "
 		    "settle when it starts\n", (int)(strlen(owner) - 2), owner);

@@ -195,7 +195,7 @@ int		 store_meta_set(struct store *, const char *, const char *);
 void		 store_meta_scope(struct store *, const char *);
 int		 store_version(struct store *);
 struct db	*store_db(struct store *);
-int		 store_copy(struct store *, struct store *, const char *,
+int		 store_copy(struct store *, struct store *, const char *, int,
 		     int64_t[STORE_COPY_TABLES], char **);
 void		 store_run_id(const char *, int64_t, const char *, char *,
 		     size_t);

@@ -6,7 +6,13 @@
 # jobs; once copied, a node started on PostgreSQL runs nothing twice,
 # keeps the pause, settles the interrupted run by its recover policy, and
 # tickctl reads the same history there; copied back into a new SQLite
-# file, every run is there with the same ids.
+# file, every run is there with the same ids.  A second host whose
+# history shares the cluster's and goes on past it (a SQLite copy that a
+# daemon ran on) merges into the cluster's database (--merge): every
+# instance once, the cluster's records of the shared ones kept, the new
+# runs with their attempts, each instant of tick a run or in one
+# decision, the later cursor and either side's pause; a node then runs
+# nothing the second host ran.
 . tests/integration/lib.sh
 . tests/pg.sh
 setup
@@ -82,7 +88,7 @@ expect_eq "on PostgreSQL: held paused, long node t1's to settle" \
 t1:0"
 run_cmd ctl migrate-state --to "$PG_DSN"
 expect_eq "again: exit" "$rc" 1
-expect_match "again: refused" "$err" "tickctl: migrate-state: --to $PG_DSN: the destination holds jobs or runs already: migrate-state copies into an empty state only (nothing was copied)"
+expect_match "again: refused" "$err" "tickctl: migrate-state: --to $PG_DSN: the destination holds jobs or runs already: --merge adds this state's history to it (nothing was copied)"
 
 # Node t1 on PostgreSQL goes on: long rerun once (recover = rerun), tick
 # from its cursor, held still paused.
@@ -111,4 +117,68 @@ expect_eq "back: every run, the same ids" "$(sqlite3 "$dir/back.db" \
     "$(pg_sql "SELECT run_id, status, attempts FROM runs ORDER BY run_id")"
 expect_eq "back: the attempts" "$(sqlite3 "$dir/back.db" "SELECT count(*)
     FROM attempts")" "$(pg_sql "SELECT count(*) FROM attempts")"
+
+# Host t2: the cluster's history, then runs of its own, tick paused there.
+cp "$dir/back.db" "$dir/t2.db"
+write_conf "node = t2" "state = $dir/t2.db"
+db=$dir/t2.db
+daemon_start
+ticks=$(lines "$dir/tick.out")
+wait_for "t2's runs" 10 eval '[ "$(lines "$dir/tick.out")" -ge $((ticks + 3)) ]'
+ctl pause tick >/dev/null || fail "pause tick on t2"
+daemon_stop_ok
+pg_sql "SELECT run_id || ' ' || status || ' ' || attempts FROM runs ORDER BY
+    run_id" >"$dir/pg.runs"
+sql "SELECT run_id || ' ' || status || ' ' || attempts FROM runs ORDER BY
+    run_id" >"$dir/t2.runs"
+# t2's own: the instances the cluster does not hold.
+join -v 1 "$dir/t2.runs" "$dir/pg.runs" >"$dir/t2.own"
+own=$(lines "$dir/t2.own")
+own_atts=$(sql "SELECT count(*) FROM attempts a JOIN runs r ON r.id = a.run
+    WHERE r.run_id IN ($(awk '{ printf "%s\047%s\047", (NR > 1 ? "," : ""),
+    $1 }' "$dir/t2.own"))")
+pg_atts=$(pg_sql "SELECT count(*) FROM attempts")
+tick_planned=$(sql "SELECT planned FROM jobs WHERE job = 'tick'")
+checks=$((checks + 1))
+[ "$own" -ge 3 ] || fail "t2 ran $own instances of its own"
+run_cmd ctl migrate-state --to "$PG_DSN"
+expect_eq "t2 without --merge: refused" "$rc" 1
+run_cmd ctl migrate-state --merge --to "$PG_DSN"
+expect_eq "merge: exit" "$rc:$err" "0:"
+expect_match "merge: what it added" "$(printf '%s\n' "$out" | head -n 1)" \
+    "merged 4 jobs, $own runs, $own_atts attempts, * decisions from $dir/t2.db into $PG_DSN"
+expect_eq "merge: every instance once, the cluster's records kept" \
+    "$(pg_sql "SELECT run_id || ' ' || status || ' ' || attempts FROM runs
+    ORDER BY run_id")" "$(sort -m "$dir/pg.runs" "$dir/t2.own")"
+expect_eq "merge: the new runs' attempts" "$(pg_sql "SELECT count(*) FROM
+    attempts")" $((pg_atts + own_atts))
+expect_eq "merge: tick's cursor t2's (the later), paused there; held paused" \
+    "$(pg_sql "SELECT planned, paused FROM jobs WHERE job = 'tick'";
+    pg_sql "SELECT paused FROM jobs WHERE job = 'held'")" "$tick_planned|1
+1"
+# The same into a SQLite file (back.db holds the cluster's runs as they
+# were before the merge).
+run_cmd ctl migrate-state --merge --to "$dir/back.db"
+expect_eq "merge into SQLite: exit" "$rc:$err" "0:"
+expect_eq "merge into SQLite: every instance once" "$(sqlite3 "$dir/back.db" \
+    "SELECT run_id || ' ' || status || ' ' || attempts FROM runs ORDER BY
+    run_id")" "$(sort -m "$dir/pg.runs" "$dir/t2.own")"
+expect_eq "merge into SQLite: the attempts" "$(sqlite3 "$dir/back.db" \
+    "SELECT count(*) FROM attempts")" $((pg_atts + own_atts))
+sql() { pg_sql "$1"; }	# for expect_accounted
+expect_accounted tick "after the merge"
+run_cmd ctl migrate-state --merge --to "$PG_DSN"
+expect_eq "merge again: nothing added" "$(printf '%s\n' "$out" | head -n 1)" \
+    "merged 4 jobs, 0 runs, 0 attempts, 0 decisions from $dir/t2.db into $PG_DSN"
+
+# A node on the cluster goes on after t2's instants: none run twice.
+write_conf "node = t1" "state = $PG_DSN"
+daemon_start
+ticks=$(lines "$dir/tick.out")
+ctl resume tick >/dev/null || fail "resume tick"
+wait_for "tick on the cluster" 10 eval \
+    '[ "$(lines "$dir/tick.out")" -ge $((ticks + 2)) ]'
+daemon_stop_ok
+expect_eq "tick: no instance twice, after the merge" \
+    "$(sort "$dir/tick.out" | uniq -d)" ""
 done_ok
