@@ -472,6 +472,12 @@ cleanup() {
 	command -v pg_cleanup >/dev/null && pg_cleanup
 	[ -n "${dir:-}" ] && kill_groups
 	cg_kill_all
+	# The nodes of a PostgreSQL test (tests/pg.sh) log each to its own.
+	[ "$_rc" -eq 0 ] || for _nl in "${dir:-/nonexistent}"/n[0-9].log; do
+		[ -s "$_nl" ] && [ "$_nl" != "${log:-}" ] || continue
+		echo "--- last 30 lines of $_nl:" >&2
+		tail -n 30 "$_nl" | cut -c 1-300 >&2
+	done
 	if [ "$_rc" -ne 0 ] && [ -s "${log:-/nonexistent}" ]; then
 		echo "--- last 50 lines of $log:" >&2
 		tail -n 50 "$log" | cut -c 1-300 >&2

@@ -419,16 +419,22 @@ import os, sys, time
 d, path = sys.argv[1], sys.argv[2]
 data = [open(d + "/fluxA", "rb").read(), open(d + "/fluxB", "rb").read()]
 n = 0
+stall = 0.0	# the longest a part of a file held still, in seconds
 while not os.path.exists(d + "/flux.stop"):
     with open(path, "r+b") as f:		# in place: truncate, then write
         f.truncate(0)
+        last = time.monotonic()
         for i in range(0, len(data[n % 2]), 65536):
             f.write(data[n % 2][i:i + 65536])
             f.flush()
+            stall = max(stall, time.monotonic() - last)
             if n % 2 == 1 and i == 8 * 65536:
                 time.sleep(0.02)	# half a file, holding still
+            last = time.monotonic()
     n += 1
 print(n)
+with open(d + "/flux.stall", "w") as f:
+    print(int(stall * 1000), file=f)
 EOF
 ) >"$dir/flux.writes" &
 writer=$!
@@ -466,10 +472,20 @@ echo "rewritten file: $(cat "$dir/flux.writes") writes during 12 reloads;" \
     "reads found it changing 5 times in a row;" \
     "$(lines "$dir/flux.out") runs of flux"
 soft_checks=1
-expect_eq "rewritten file: flux kept by every reload (half a file taken for the whole)" \
-    "$(cat "$dir/flux.lost" 2>/dev/null)" ""
-expect_eq "rewritten file: every run had a whole version (half a file taken for the whole)" \
-    "$(grep -vxE 'A A|B B' "$dir/flux.out" | sort | uniq -c)" ""
+# A part of the file (even an empty one, just truncated) that held still
+# for CONF_SETTLE_MS (100 ms) is a whole file as far as anyone reading it
+# can tell: the writer, descheduled that long on a loaded machine, broke
+# the premise, and a reload may then drop flux (said, not judged).
+if [ "$(cat "$dir/flux.stall")" -ge 100 ]; then
+	echo "rewritten file: the writer stalled $(cat "$dir/flux.stall") ms" \
+	    "mid-file; flux lost: $(lines "$dir/flux.lost") reloads, runs of" \
+	    "part of a version: $(grep -cvxE 'A A|B B' "$dir/flux.out") (not judged)"
+else
+	expect_eq "rewritten file: flux kept by every reload (half a file taken for the whole)" \
+	    "$(cat "$dir/flux.lost" 2>/dev/null)" ""
+	expect_eq "rewritten file: every run had a whole version (half a file taken for the whole)" \
+	    "$(grep -vxE 'A A|B B' "$dir/flux.out" | sort | uniq -c)" ""
+fi
 soft_checks=0
 put flux.job <"$dir/fluxC"
 try "rewritten file, settled" "" 3

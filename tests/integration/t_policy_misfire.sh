@@ -115,8 +115,10 @@ check_late() {
 		# newest runs, the older ones coalesce into it.
 		_r1=$(sql "SELECT min(scheduled_at) FROM runs WHERE job = '$_j'
 		    AND scheduled_at > ${_ov:-$_l}")
+		# (On time: started within the grace, 2 s; 1 s was too
+		# tight under a load of 15 on two cores.)
 		expect_eq "$_j ($_w): the newest on-time instance ran" "$(sql "SELECT
-		    r.status, a.lateness_ms < 1000 FROM attempts a JOIN runs r ON
+		    r.status, a.lateness_ms < 2000 FROM attempts a JOIN runs r ON
 		    a.run = r.id WHERE r.job = '$_j' AND r.scheduled_at = $_r1")" \
 		    "succeeded|1"
 		_top=${_ov:-$_r1}
