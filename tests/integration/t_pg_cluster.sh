@@ -41,7 +41,7 @@ write_job victim.job <<EOF
 [victim]
 schedule = $(at_cron $((t0 + 5)))
 recover = rerun
-command = echo "\$TICKD_RUN_ID attempt \$TICKD_ATTEMPT $node_of" >> @DIR@/victim.out; exec sleep 30
+command = echo \$\$ > @DIR@/victim.pid; echo "\$TICKD_RUN_ID attempt \$TICKD_ATTEMPT $node_of" >> @DIR@/victim.out; exec sleep 30
 EOF
 write_job mp.job <<EOF
 [mp]
@@ -153,8 +153,8 @@ expect_eq "the victim still runs when its node dies" "$(pg_sql "SELECT status
 # The host dies: its daemon, then its job's processes (the other way
 # round, the daemon would see its job killed, and record that).
 kill -KILL "$vpid"
-pkill -KILL -x sleep -P "$(pgrep -f "exec sleep 30" | head -n 1)" 2>/dev/null
-pkill -KILL -f "^sleep 30$" 2>/dev/null
+# (By its pid: a pattern would kill other tests' processes too.)
+kill -KILL "$(cat "$dir/victim.pid")"
 killed=$(now)
 wait_for "a survivor reruns the victim" 30 eval '[ "$(lines "$dir/victim.out")" -ge 2 ]'
 took=$(($(now) - killed))

@@ -38,7 +38,7 @@ write_job long.job <<'EOF2'
 [long]
 schedule = @yearly
 recover = rerun
-command = echo "$TICKD_RUN_ID $TICKD_ATTEMPT" >> @DIR@/long.out; exec sleep 120
+command = echo $$ > @DIR@/long.pid; echo "$TICKD_RUN_ID $TICKD_ATTEMPT" >> @DIR@/long.out; exec sleep 120
 EOF2
 daemon_start
 wait_for "runs on SQLite" 10 eval '[ "$(lines "$dir/tick.out")" -ge 3 ]'
@@ -59,7 +59,8 @@ case "$err" in *secret*) fail "the password was printed" ;; esac
 # The host dies with long running: the daemon, then the job's process.
 kill -KILL "$tickd_pid"
 wait "$tickd_pid" 2>/dev/null
-pkill -KILL -f "^sleep 120$"
+# (By its pid: a pattern would kill other tests' processes too.)
+kill -KILL "$(cat "$dir/long.pid")"
 expect_eq "on SQLite: long was running" "$(sql "SELECT status FROM runs
     WHERE job = 'long'")" running
 runs=$(sql "SELECT count(*) FROM runs")
