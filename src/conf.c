@@ -1439,6 +1439,17 @@ conf_exec_check(struct conf *c, struct conf_loading *L,
 	return bad;
 }
 
+/*
+ * Where a job is defined, "file:line" of its [id], into buf (computed:
+ * 100,000 jobs need not hold it).  Returns buf.
+ */
+const char *
+job_def_where(const struct job_def *d, char *buf, size_t len)
+{
+	(void)snprintf(buf, len, "%s:%d", d->file, d->line);
+	return buf;
+}
+
 /* Free a job definition; NULL is allowed. */
 void
 job_def_free(struct job_def *d)
@@ -1449,7 +1460,6 @@ job_def_free(struct job_def *d)
 		return;
 	free(d->id);
 	free(d->file);
-	free(d->where);
 	free(d->text);
 	free(d->description);
 	schedule_free(d->schedule);
@@ -1698,8 +1708,12 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	    (bad = conf_exec_check(c, L, d, causes)) > 0)
 		conf_list_add(&c->unsafe_ids, &c->nunsafe_ids, d->id);
 
+	/* The vector moves into the job, at its size (most have none). */
 	d->nenv = env.n;
-	d->env = env.v;		/* the vector moves into the job */
+	if (env.n == 0)
+		free(env.v);
+	else
+		d->env = xreallocarray(env.v, env.n + 1, sizeof *env.v);
 	env.v = NULL;
 	if (d->retry_on_exit != NULL && policy_exit_codes_parse(
 	    d->retry_on_exit, d->retry_codes, &d->retry_any, &cause) == -1) {
@@ -1758,7 +1772,6 @@ conf_job_parse(struct conf *c, const char *where, const char *text,
 			free(d->file);
 			d->file = xstrdup(file);
 			d->line = colon != NULL ? atoi(colon + 1) : 0;
-			d->where = xstrdup(where);
 		}
 		conf_loading_free(&L);
 	} else if (p.nsecs != 1)
@@ -1949,7 +1962,7 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 	struct stat		 st;
 	size_t			 len, i, from, first = c->njobs;
 	ssize_t			 k;
-	char			*buf, *where;
+	char			*buf, *where, at[PATH_MAX + 16];
 	int			 found;
 
 	memset(&p, 0, sizeof p);
@@ -1998,9 +2011,11 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 		    &found)) != NULL ||
 		    (k = conf_list_find(c->bad_ids, c->nbad_ids,
 		    p.secs[i].name)) != -1) {
+			if (other != NULL)
+				(void)job_def_where(other, at, sizeof at);
 			conf_causes_add(causes, "%s: [%s]: duplicate job id "
 			    "(also defined at %s)", where, p.secs[i].name,
-			    other != NULL ? other->where : c->bad_where[k]);
+			    other != NULL ? at : c->bad_where[k]);
 			/* The first stands; see conf_job_is_bad for reloads. */
 			if (other != NULL && !conf_list_has(c->dup_ids,
 			    c->ndup_ids, other->id))
@@ -2017,7 +2032,7 @@ conf_load_job_file(struct conf *c, struct conf_loading *L, const char *path,
 			    sizeof *c->bad_where);
 			c->bad_where[c->nbad_ids - 1] = where;
 		} else {
-			d->where = where;
+			free(where);
 			conf_job_append(c, L, d);
 		}
 	}

@@ -53,7 +53,6 @@ struct job_def {
 	char			*id;		/* section name */
 	char			*file;		/* the job file */
 	int			 line;		/* line of [id] */
-	char			*where;		/* "file:line" of [id] */
 	char			*text;		/* its section, normalized */
 	char			*description;
 	struct schedule		*schedule;
@@ -181,6 +180,7 @@ void		 conf_causes_add(struct conf_causes *, const char *, ...)
 		     __attribute__((format(printf, 2, 3)));
 void		 conf_causes_free(struct conf_causes *);
 void		 job_def_free(struct job_def *);
+const char	*job_def_where(const struct job_def *, char *, size_t);
 int		 conf_id_valid(const char *);
 char		*conf_state_lock(const struct conf *);
 uint64_t	 conf_defs_hash(const struct conf *);

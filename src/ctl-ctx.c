@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,7 +267,7 @@ ctl_ctx_daemon_job(struct ctl_ctx *ctx, const char *cmd, const char *id,
 	struct conf_causes	 causes = { NULL, 0 };
 	struct ctl_reply	 r;
 	struct job_def		*d = NULL;
-	char			*text = NULL, *t;
+	char			*text = NULL, *t, at[PATH_MAX + 16];
 	size_t			 i, n = 0;
 
 	memset(&r, 0, sizeof r);
@@ -288,7 +289,8 @@ ctl_ctx_daemon_job(struct ctl_ctx *ctx, const char *cmd, const char *id,
 		goto out;
 	}
 	ctl_error("%s: job \"%s\": the daemon runs its previous definition "
-	    "(%s): %s%s%s", cmd, id, d->where, where != NULL ?
+	    "(%s): %s%s%s", cmd, id, job_def_where(d, at, sizeof at),
+	    where != NULL ?
 	    "the file's is invalid (" : "the files do not define it now",
 	    where != NULL ? where : "", where != NULL ? "): see tickctl check" :
 	    " (see tickctl check)");

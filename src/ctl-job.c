@@ -26,6 +26,7 @@
  * DIAGNOSTICS: ctl_job_view returns -1 with *cause when the store fails.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +191,8 @@ ctl_job_policy(const struct job_def *d, enum tz_gap *gap, enum tz_fold *fold)
 void
 ctl_job_json_list(struct ctl_json *j, const struct ctl_job_view *v)
 {
-	const struct job_def *d = v->def;
+	const struct job_def	*d = v->def;
+	char			 at[PATH_MAX + 16];
 
 	ctl_json_str(j, "job", v->id);
 	ctl_json_str(j, "schedule", d != NULL ?
@@ -207,7 +209,8 @@ ctl_job_json_list(struct ctl_json *j, const struct ctl_job_view *v)
 	ctl_json_str(j, "last_run_id", v->st.last_run_id);
 	ctl_json_time_ms(j, "last_success_at", v->st.last_success_ms);
 	ctl_json_str(j, "description", d != NULL ? d->description : NULL);
-	ctl_json_str(j, "where", d != NULL ? d->where : v->where);
+	ctl_json_str(j, "where", d != NULL ? job_def_where(d, at, sizeof at) :
+	    v->where);
 }
 
 /*

@@ -31,6 +31,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,6 +512,7 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 	char				*cause = NULL, *vis;
 	char				 a[CTL_FMT_BUFSZ], b[CTL_FMT_BUFSZ];
 	char				 c[CTL_FMT_BUFSZ], line[512];
+	char				 defined[PATH_MAX + 16];
 	int64_t				 next[CTL_STATUS_NEXT], at;
 	size_t				 nact = 0, nruns = 0, nerrs = 0;
 	size_t				 nnext = 0, i;
@@ -586,7 +588,8 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 	/* Summary. */
 	ctl_table_init(&t, 2);
 	ctl_table_row(&t, "job", d->id);
-	ctl_table_row(&t, "defined at", d->where);
+	ctl_table_row(&t, "defined at", job_def_where(d, defined,
+	    sizeof defined));
 	if (d->description != NULL) {
 		vis = ctl_fmt_vis(d->description, strlen(d->description), 0);
 		ctl_table_row(&t, "description", vis);

@@ -170,31 +170,38 @@ out:
 	return rc;
 }
 
-/* Deep copy of a credential. */
+/*
+ * Give dst src's credential.  Its strings and group list are shared, not
+ * copied (100,000 jobs of one user hold one copy of them): both point at
+ * them, counted in refs, and neither changes them.
+ */
 void
-priv_cred_copy(struct priv_cred *dst, const struct priv_cred *src)
+priv_cred_copy(struct priv_cred *dst, struct priv_cred *src)
 {
+	if (src->refs == NULL) {
+		src->refs = xmalloc(sizeof *src->refs);
+		*src->refs = 1;
+	}
+	(*src->refs)++;
 	*dst = *src;
-	dst->user = src->user ? xstrdup(src->user) : NULL;
-	dst->home = src->home ? xstrdup(src->home) : NULL;
-	dst->shell = src->shell ? xstrdup(src->shell) : NULL;
-	dst->groups = xreallocarray(NULL, (size_t)(src->ngroups > 0 ?
-	    src->ngroups : 1), sizeof *dst->groups);
-	if (src->ngroups > 0)
-		memcpy(dst->groups, src->groups,
-		    (size_t)src->ngroups * sizeof *dst->groups);
 }
 
-/* Free the strings and group list of a credential; NULL is allowed. */
+/*
+ * Let go of a credential: its strings and group list are freed with
+ * their last holder.  NULL is allowed.
+ */
 void
 priv_cred_free(struct priv_cred *c)
 {
 	if (c == NULL)
 		return;
-	free(c->groups);
-	free(c->user);
-	free(c->home);
-	free(c->shell);
+	if (c->refs == NULL || --*c->refs == 0) {
+		free(c->refs);
+		free(c->groups);
+		free(c->user);
+		free(c->home);
+		free(c->shell);
+	}
 	memset(c, 0, sizeof *c);
 }
 

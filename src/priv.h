@@ -15,12 +15,13 @@ struct priv_cred {
 	char	*user;		/* from the password database */
 	char	*home;
 	char	*shell;
+	int	*refs;		/* holders of the above, or NULL: one */
 };
 
 int	priv_lookup(const char *, const char *, struct priv_cred *, char **);
 int	priv_lookup_as(uid_t, gid_t, const char *, const char *,
 	    struct priv_cred *, char **);
-void	priv_cred_copy(struct priv_cred *, const struct priv_cred *);
+void	priv_cred_copy(struct priv_cred *, struct priv_cred *);
 void	priv_cred_free(struct priv_cred *);
 int	priv_switch(const struct priv_cred *);
 

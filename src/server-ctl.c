@@ -282,7 +282,7 @@ server_ctl_define(struct server *s, const char *id, struct control_reply *r)
 	}
 	for (t = j->def->text; (nl = strchr(t, '\n')) != NULL; t = nl + 1)
 		control_line(r, "%.*s", (int)(nl - t), t);
-	control_ok(r, "%s", j->def->where);
+	control_ok(r, "%s:%d", j->def->file, j->def->line);
 }
 
 /* One request from tickctl. */

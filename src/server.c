@@ -585,7 +585,7 @@ server_cause_job(const struct conf *c, const char *cause)
 	for (i = 0; i < c->njobs + c->nbad_ids; i++) {
 		if (i < c->njobs) {
 			id = c->jobs[i]->id;
-			where = c->jobs[i]->where;
+			where = c->jobs[i]->file;	/* its line: line */
 		} else {
 			id = c->bad_ids[i - c->njobs];
 			where = c->bad_where[i - c->njobs];
@@ -596,9 +596,10 @@ server_cause_job(const struct conf *c, const char *cause)
 			continue;
 		}
 		if (where == NULL || strncmp(where, cause, flen) != 0 ||
-		    where[flen] != ':')
+		    where[flen] != (i < c->njobs ? '\0' : ':'))
 			continue;
-		start = strtol(where + flen + 1, NULL, 10);
+		start = i < c->njobs ? c->jobs[i]->line :
+		    strtol(where + flen + 1, NULL, 10);
 		if (start <= line && start > top) {
 			best = id;
 			top = start;

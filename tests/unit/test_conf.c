@@ -2006,6 +2006,7 @@ test_job_parse(void)
 	struct conf		*c;
 	struct job_def		*d, *e;
 	char			 dir[1024], path[PATH_MAX + 16];
+	char			 wd[PATH_MAX + 16], we[PATH_MAX + 16];
 	const char		*want;
 	size_t			 i;
 
@@ -2040,7 +2041,8 @@ test_job_parse(void)
 	T_EQ_INT(c->njobs, 2);
 	for (i = 0; i < c->njobs; i++) {
 		d = c->jobs[i];
-		e = conf_job_parse(c, d->where, d->text, &causes);
+		e = conf_job_parse(c, job_def_where(d, wd, sizeof wd), d->text,
+		    &causes);
 		T_EQ_INT(causes.n, 0);
 		conf_causes_free(&causes);
 		if (!T_TRUE(e != NULL))
@@ -2048,7 +2050,7 @@ test_job_parse(void)
 		T_EQ_STR(e->id, d->id);
 		T_EQ_STR(e->file, d->file);
 		T_EQ_INT(e->line, d->line);
-		T_EQ_STR(e->where, d->where);
+		T_EQ_STR(job_def_where(e, we, sizeof we), wd);
 		T_EQ_STR(e->command, d->command);
 		T_EQ_STR(e->text, d->text);
 		T_TRUE(e->def_hash == d->def_hash);
