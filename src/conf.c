@@ -126,6 +126,8 @@ struct conf_loading {
 	struct conf_memo	 ids;		/* id -> struct job_def */
 	struct conf_memo	 creds;		/* user NL group -> conf_cred */
 	struct conf_memo	 execs;		/* program -> why unsafe */
+	struct conf_memo	 zones;		/* zone name -> its xstrshare */
+	char			*file;		/* the file's path, xstrshare */
 	size_t			 jobs_cap;	/* of c->jobs */
 	long			 arg_max;	/* sysconf: a getrlimit each */
 	struct conf		*prev;		/* conf_reload's, or NULL */
@@ -784,6 +786,12 @@ conf_memo_free(struct conf_memo *m)
 	}
 	free(m->slot);
 	memset(m, 0, sizeof *m);
+}
+
+static void
+conf_unref(void *v)
+{
+	xstrunref(v);
 }
 
 static void
@@ -1459,11 +1467,11 @@ job_def_free(struct job_def *d)
 	if (d == NULL)
 		return;
 	free(d->id);
-	free(d->file);
+	xstrunref(d->file);
 	free(d->text);
 	free(d->description);
 	schedule_free(d->schedule);
-	free(d->timezone);
+	xstrunref(d->timezone);
 	free(d->command);
 	free(d->user);
 	free(d->group);
@@ -1564,6 +1572,7 @@ conf_loading_init(struct conf_loading *L, const struct conf *c)
 	L->arg_max = sysconf(_SC_ARG_MAX);
 	L->creds.free_value = conf_cred_free;
 	L->execs.free_value = free;
+	L->zones.free_value = conf_unref;
 	(void)clock_gettime(CLOCK_REALTIME, &L->start);
 }
 
@@ -1573,6 +1582,25 @@ conf_loading_free(struct conf_loading *L)
 	conf_memo_free(&L->ids);
 	conf_memo_free(&L->creds);
 	conf_memo_free(&L->execs);
+	conf_memo_free(&L->zones);
+	xstrunref(L->file);
+}
+
+/*
+ * One copy of a string many jobs of a load hold (their zone): the load's
+ * shared copy of text, a holder added.
+ */
+static char *
+conf_shared(struct conf_memo *m, const char *text)
+{
+	char	*s;
+	int	 found;
+
+	if ((s = conf_memo_get(m, text, &found)) == NULL) {
+		s = xstrshare(text);
+		conf_memo_put(m, text, s);
+	}
+	return xstrref(s);
 }
 
 /*
@@ -1621,13 +1649,18 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	struct conf_cred *cc;
 	struct envp	 env;
 	const char	*zone, *key;
-	char		*cause = NULL, buf[32];
+	char		*cause = NULL, *shared, buf[32];
 	size_t		 i;
 	int		 bad, rc;
 
 	envp_init(&env);
 	d->id = xstrdup(s->name);
-	d->file = xstrdup(file);
+	/* One copy of the path for the jobs of a file. */
+	if (L->file == NULL || strcmp(L->file, file) != 0) {
+		xstrunref(L->file);
+		L->file = xstrshare(file);
+	}
+	d->file = xstrref(L->file);
 	d->line = s->line;
 	d->strict_exec = -1;		/* unset: the daemon's default */
 	d->limits = (struct cgroup_limits)CGROUP_LIMITS_NONE;
@@ -1660,8 +1693,12 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 		cause = NULL;
 		bad++;
 	}
-	if (d->timezone == NULL && zone != NULL)
-		d->timezone = xstrdup(zone);
+	/* One copy of a zone's name for the jobs of a load (shared). */
+	if (zone != NULL) {
+		shared = conf_shared(&L->zones, zone);
+		free(d->timezone);		/* the key's, or NULL */
+		d->timezone = shared;
+	}
 
 	/*
 	 * The credentials: resolved now, never between fork and exec, and
@@ -1769,8 +1806,8 @@ conf_job_parse(struct conf *c, const char *where, const char *text,
 		conf_loading_init(&L, c);
 		if ((d = conf_job_build(c, &L, label, &p.secs[0], causes)) !=
 		    NULL) {
-			free(d->file);
-			d->file = xstrdup(file);
+			xstrunref(d->file);
+			d->file = xstrshare(file);
 			d->line = colon != NULL ? atoi(colon + 1) : 0;
 		}
 		conf_loading_free(&L);

@@ -94,6 +94,9 @@ schedule_parse(const char *text, char **cause)
 		goto fail;
 	s->kind = cronexpr_is_reboot(s->cron) ? SCHEDULE_REBOOT :
 	    SCHEDULE_CRON;
+	/* The expression keeps the same text: one copy per job. */
+	free(s->text);
+	s->text = NULL;
 	return s;
 
 fail:
@@ -123,7 +126,7 @@ schedule_kind(const struct schedule *s)
 const char *
 schedule_text(const struct schedule *s)
 {
-	return s->text;
+	return s->cron != NULL ? cronexpr_text(s->cron) : s->text;
 }
 
 /* The cron expression of a cron or @reboot schedule, else NULL. */

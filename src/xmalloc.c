@@ -10,6 +10,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,4 +115,44 @@ xvasprintf(const char *fmt, va_list ap)
 	s = xmalloc((size_t)len + 1);
 	(void)vsnprintf(s, (size_t)len + 1, fmt, ap);
 	return s;
+}
+
+/*
+ * Shared strings: one copy of a text that many keep, such as the path of
+ * a job file in each of its jobs.  xstrshare makes one (one holder),
+ * xstrref adds a holder, xstrunref drops one and frees the text with the
+ * last (NULL is allowed).  A shared string is never changed, and only
+ * these free it.
+ */
+struct xstrshared {
+	size_t	refs;
+	char	text[];
+};
+
+#define XSTR_SHARED(s) \
+	((struct xstrshared *)(void *)((s) - offsetof(struct xstrshared, text)))
+
+char *
+xstrshare(const char *s)
+{
+	size_t			 len = strlen(s);
+	struct xstrshared	*h = xmalloc(sizeof *h + len + 1);
+
+	h->refs = 1;
+	memcpy(h->text, s, len + 1);
+	return h->text;
+}
+
+char *
+xstrref(char *s)
+{
+	XSTR_SHARED(s)->refs++;
+	return s;
+}
+
+void
+xstrunref(char *s)
+{
+	if (s != NULL && --XSTR_SHARED(s)->refs == 0)
+		free(XSTR_SHARED(s));
 }

@@ -19,5 +19,8 @@ char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
 char	*xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
+char	*xstrshare(const char *);
+char	*xstrref(char *);
+void	 xstrunref(char *);
 
 #endif /* TICKD_XMALLOC_H */
