@@ -4,14 +4,15 @@
 # for each in the order given, keep the logs of failures only, and end
 # with "N passed, N failed".  Exit status 77 from a test means "skipped"
 # (the reason is its last line of output).
-# Environment: B (build directory), TEST_TIMEOUT (seconds per test),
-# TEST_JOBS (tests at once), KEEP_LOGS=1 (keep the logs of passing tests
-# too: the long soaks print their figures there).
+# Environment: B (build directory), TEST_TIMEOUT (seconds per test: 300,
+# 900 under the sanitizers), TEST_JOBS (tests at once), KEEP_LOGS=1 (keep
+# the logs of passing tests too: the long soaks print their figures there).
 B=${B:-build}
 logs=$B/test-logs
 jobs=${TEST_JOBS:-4}
-case $B in	# the sanitizers triple the CPU: two at a time there
-*/san)	jobs=${TEST_JOBS:-2} ;;
+timeout=${TEST_TIMEOUT:-300}
+case $B in	# the sanitizers triple the CPU (lib.sh's slow): two at a time
+*/san)	jobs=${TEST_JOBS:-2} timeout=${TEST_TIMEOUT:-900} ;;
 esac
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed= running=0 i=0
@@ -26,8 +27,8 @@ run_one() {
 	log=$logs/$(basename "$2" .sh).log
 	start=$(date +%s%N)
 	case $2 in
-	*.sh)	timeout -k 5 "${TEST_TIMEOUT:-300}" sh "$2" >"$log" 2>&1 ;;
-	*)	timeout -k 5 "${TEST_TIMEOUT:-300}" "$2" >"$log" 2>&1 ;;
+	*.sh)	timeout -k 5 "$timeout" sh "$2" >"$log" 2>&1 ;;
+	*)	timeout -k 5 "$timeout" "$2" >"$log" 2>&1 ;;
 	esac
 	rc=$?
 	echo "$rc $(( ($(date +%s%N) - start) / 1000000 ))" > "$done_dir/$1"
