@@ -1466,7 +1466,7 @@ job_def_free(struct job_def *d)
 
 	if (d == NULL)
 		return;
-	free(d->id);
+	xstrunref(d->id);
 	xstrunref(d->file);
 	free(d->text);
 	free(d->description);
@@ -1654,7 +1654,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	int		 bad, rc;
 
 	envp_init(&env);
-	d->id = xstrdup(s->name);
+	d->id = xstrshare(s->name);	/* the daemon's job holds it too */
 	/* One copy of the path for the jobs of a file. */
 	if (L->file == NULL || strcmp(L->file, file) != 0) {
 		xstrunref(L->file);

@@ -48,7 +48,11 @@ struct conf_causes {
 	size_t	  n;
 };
 
-/* One job as defined in a job file.  Plain data; conf owns it. */
+/*
+ * One job as defined in a job file.  Plain data; conf owns it.  id, file
+ * and timezone are shared strings (xstrshare: the jobs of a file hold one
+ * copy of its path, the daemon's job one of its id).
+ */
 struct job_def {
 	char			*id;		/* section name */
 	char			*file;		/* the job file */

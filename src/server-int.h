@@ -63,7 +63,7 @@ struct server_peer {
 
 /* A job as the loop knows it. */
 struct sjob {
-	char			*id;
+	char			*id;		/* shared with its def (xstrref) */
 	struct job_def		*def;		/* NULL once removed */
 	struct store_job	 st;		/* mirror of the store row */
 	int64_t			 next_at;	/* next instance, -1: none */

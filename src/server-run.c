@@ -416,7 +416,7 @@ server_gone_check(struct server *s, struct sjob *j)
 		if (s->gone[i] == j) {
 			s->gone[i] = s->gone[--s->ngone];
 			ev_timer_stop(s->loop, &j->overdue_w);
-			free(j->id);
+			xstrunref(j->id);
 			free(j);
 			return;
 		}
@@ -789,7 +789,7 @@ server_gone_job(struct server *s, const char *id)
 			return s->gone[i];
 	}
 	j = xcalloc(1, sizeof *j);
-	j->id = xstrdup(id);
+	j->id = xstrshare(id);
 	j->hidx = SERVER_NONE;
 	j->next_at = -1;
 	j->srv = s;

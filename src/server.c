@@ -818,7 +818,7 @@ server_jobs_sync(struct server *s)
 		else if ((j = server_gone_take(s, s->conf->jobs[i]->id)) ==
 		    NULL) {
 			j = xcalloc(1, sizeof *j);
-			j->id = xstrdup(s->conf->jobs[i]->id);
+			j->id = xstrref(s->conf->jobs[i]->id);
 			j->hidx = SERVER_NONE;
 			j->next_at = -1;
 			j->srv = s;
@@ -1690,7 +1690,7 @@ server_jobs_free(struct sjob **jobs, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		free(jobs[i]->id);
+		xstrunref(jobs[i]->id);
 		free(jobs[i]);
 	}
 	free(jobs);
