@@ -56,14 +56,11 @@ struct conf_causes {
 struct job_def {
 	char			*id;		/* section name */
 	char			*file;		/* the job file */
-	int			 line;		/* line of [id] */
 	char			*text;		/* its section, normalized */
 	char			*description;
 	struct schedule		*schedule;
 	char			*timezone;	/* zone name in effect */
 	const struct tz		*tz;		/* from the conf's tz cache */
-	enum tz_gap		 gap;		/* as configured (may be AUTO) */
-	enum tz_fold		 fold;
 	char			*command;
 	char			*user;		/* as configured, or NULL */
 	char			*group;
@@ -72,13 +69,9 @@ struct job_def {
 	char			**env;		/* "NAME=value", nenv of them */
 	size_t			 nenv;
 	int64_t			 random_delay;	/* seconds */
-	int			 enabled;
-	int			 strict_exec;	/* unsafe root program: error */
 	/* Policies (tickd.job(5), "POLICIES"). */
-	int			 overlap;	/* enum policy_overlap */
 	int64_t			 queue_limit;
 	int64_t			 max_parallel;
-	int			 misfire;	/* enum policy_misfire */
 	int64_t			 misfire_grace;	/* seconds */
 	int64_t			 catch_up_limit;
 	int64_t			 retries;
@@ -86,11 +79,8 @@ struct job_def {
 	int64_t			 retry_delay_max;
 	char			*retry_on_exit;	/* "any" or a list of codes */
 	uint8_t			 retry_codes[32]; /* bit n: exit n retried */
-	int			 retry_any;
 	int64_t			 timeout;	/* seconds, 0: none */
-	int			 kill_signal;
 	int64_t			 kill_grace;	/* seconds */
-	int			 recover;	/* enum policy_recover */
 	char			*on_failure;	/* command, or NULL */
 	int64_t			 on_failure_timeout;
 	int64_t			 expect_success_within; /* seconds, 0: none */
@@ -98,6 +88,17 @@ struct job_def {
 	struct cgroup_limits	 limits;	/* CGROUP_UNSET: not set */
 	uint64_t		 sched_hash;	/* schedule, zone, gap, fold */
 	uint64_t		 def_hash;	/* every key */
+	/* The ints together: no padding between them (100,000 jobs). */
+	int			 line;		/* line of [id] */
+	enum tz_gap		 gap;		/* as configured (may be AUTO) */
+	enum tz_fold		 fold;
+	int			 enabled;
+	int			 strict_exec;	/* unsafe root program: error */
+	int			 overlap;	/* enum policy_overlap */
+	int			 misfire;	/* enum policy_misfire */
+	int			 retry_any;
+	int			 kill_signal;
+	int			 recover;	/* enum policy_recover */
 	int			 command_line;	/* lines of the keys, for */
 	int			 on_failure_line; /* messages about them */
 };

@@ -86,7 +86,7 @@ struct sjob {
 	int			 loaded;	/* last_success read */
 	int			 ends;		/* since its history was pruned */
 	int			 pruned;	/* once since the start */
-	ev_timer		 overdue_w;
+	ev_timer		*overdue_w;	/* made when first armed */
 	struct server		*srv;
 };
 
@@ -356,6 +356,7 @@ void	server_log_range(struct sjob *, const char *, int64_t, int64_t, int64_t, in
 void	server_meta(struct server *);
 void	server_note_skip(struct server *, const struct dskip *);
 void	server_overdue_arm(struct server *, struct sjob *);
+void	server_overdue_stop(struct server *, struct sjob *);
 void	server_overdue_cb(struct ev_loop *, ev_timer *, int);
 int	server_overlap(struct server *, struct dispatch *, struct sjob *, int64_t, const char *, const char *);
 struct pending *	server_pend_add(struct server *, struct sjob *, int64_t, const char *, const char *, int64_t, int64_t);

@@ -415,8 +415,9 @@ server_gone_check(struct server *s, struct sjob *j)
 	for (i = 0; i < s->ngone; i++) {
 		if (s->gone[i] == j) {
 			s->gone[i] = s->gone[--s->ngone];
-			ev_timer_stop(s->loop, &j->overdue_w);
+			server_overdue_stop(s, j);
 			xstrunref(j->id);
+			free(j->overdue_w);
 			free(j);
 			return;
 		}
@@ -756,7 +757,7 @@ server_overdue_arm(struct server *s, struct sjob *j)
 {
 	int64_t base, deadline;
 
-	ev_timer_stop(s->loop, &j->overdue_w);
+	server_overdue_stop(s, j);
 	if (j->def == NULL || j->def->expect_success_within == 0 ||
 	    !j->def->enabled || j->st.paused)
 		return;
@@ -765,11 +766,21 @@ server_overdue_arm(struct server *s, struct sjob *j)
 	if (j->st.overdue_alerted >= base)
 		return;			/* said already, until a success */
 	deadline = base + j->def->expect_success_within * 1000;
-	ev_timer_init(&j->overdue_w, server_overdue_cb,
+	if (j->overdue_w == NULL)	/* most jobs never need one */
+		j->overdue_w = xmalloc(sizeof *j->overdue_w);
+	ev_timer_init(j->overdue_w, server_overdue_cb,
 	    (double)(deadline - clock_wall_ms()) / 1000.0 > 0 ?
 	    (double)(deadline - clock_wall_ms()) / 1000.0 : 0.001, 0);
-	j->overdue_w.data = j;
-	ev_timer_start(s->loop, &j->overdue_w);
+	j->overdue_w->data = j;
+	ev_timer_start(s->loop, j->overdue_w);
+}
+
+/* Disarm a job's dead man's switch, if it has one. */
+void
+server_overdue_stop(struct server *s, struct sjob *j)
+{
+	if (j->overdue_w != NULL)
+		ev_timer_stop(s->loop, j->overdue_w);
 }
 
 /* --- recovery ------------------------------------------------------------- */
@@ -794,7 +805,6 @@ server_gone_job(struct server *s, const char *id)
 	j->next_at = -1;
 	j->srv = s;
 	j->last_success = -1;
-	ev_init(&j->overdue_w, NULL);
 	s->gone = xreallocarray(s->gone, s->ngone + 1, sizeof *s->gone);
 	s->gone[s->ngone++] = j;
 	return j;

@@ -823,7 +823,6 @@ server_jobs_sync(struct server *s)
 			j->next_at = -1;
 			j->srv = s;
 			j->last_success = -1;
-			ev_init(&j->overdue_w, NULL);
 		}
 		j->def = s->conf->jobs[i];
 		jobs[i] = j;
@@ -845,7 +844,7 @@ server_jobs_sync(struct server *s)
 	for (i = 0; i < ngone; i++) {
 		j = gone[i];
 		server_heap_remove(s, j);
-		ev_timer_stop(s->loop, &j->overdue_w);
+		server_overdue_stop(s, j);
 		j->def = NULL;
 		for (pp = &s->pend; *pp != NULL;) {
 			if ((*pp)->j != j) {
@@ -1691,6 +1690,7 @@ server_jobs_free(struct sjob **jobs, size_t n)
 
 	for (i = 0; i < n; i++) {
 		xstrunref(jobs[i]->id);
+		free(jobs[i]->overdue_w);
 		free(jobs[i]);
 	}
 	free(jobs);
@@ -1876,7 +1876,7 @@ server_main(const char *path, int verbose)
 		    "ages", store_error(s->store));
 	store_close(s->store);
 	for (i = 0; i < s->njobs; i++)
-		ev_timer_stop(s->loop, &s->jobs[i]->overdue_w);
+		server_overdue_stop(s, s->jobs[i]);
 	server_jobs_free(s->jobs, s->njobs);
 	server_jobs_free(s->gone, s->ngone);
 	free(s->heap);
