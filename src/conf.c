@@ -1468,7 +1468,6 @@ job_def_free(struct job_def *d)
 		return;
 	xstrunref(d->id);
 	xstrunref(d->file);
-	free(d->text);
 	free(d->description);
 	schedule_free(d->schedule);
 	xstrunref(d->timezone);
@@ -1609,11 +1608,10 @@ conf_shared(struct conf_memo *m, const char *text)
  * continuation lines.  No line is longer than the one it came from, so
  * none can exceed CONF_LINE_MAX.
  */
-static char *
-conf_sec_text(const struct conf_sec *s)
+static size_t
+conf_sec_text_len(const struct conf_sec *s)
 {
 	const char	*v;
-	char		*text, *t;
 	size_t		 i, n;
 
 	n = strlen(s->name) + 3;			/* "[name]\n" */
@@ -1622,7 +1620,17 @@ conf_sec_text(const struct conf_sec *s)
 		for (v = s->kv[i].value; *v != '\0'; v++)
 			n += *v == '\n';		/* a tab each */
 	}
-	t = text = xmalloc(n + 1);
+	return n;
+}
+
+/* Write it into text, conf_sec_text_len(s) + 1 bytes. */
+static void
+conf_sec_text(const struct conf_sec *s, char *text)
+{
+	const char	*v;
+	char		*t = text;
+	size_t		 i;
+
 	t += sprintf(t, "[%s]\n", s->name);
 	for (i = 0; i < s->nkv; i++) {
 		t += sprintf(t, "%s=", s->kv[i].key);
@@ -1634,7 +1642,6 @@ conf_sec_text(const struct conf_sec *s)
 		*t++ = '\n';
 	}
 	*t = '\0';
-	return text;
 }
 
 /*
@@ -1645,7 +1652,7 @@ static struct job_def *
 conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
     const struct conf_sec *s, struct conf_causes *causes)
 {
-	struct job_def	*d = xcalloc(1, sizeof *d);
+	struct job_def	*d;
 	struct conf_cred *cc;
 	struct envp	 env;
 	const char	*zone, *key;
@@ -1653,6 +1660,10 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	size_t		 i;
 	int		 bad, rc;
 
+	/* Its text in the same allocation (100,000 jobs: one fewer each). */
+	d = xcalloc(1, sizeof *d + conf_sec_text_len(s) + 1);
+	d->text = d->text_buf;
+	conf_sec_text(s, d->text);
 	envp_init(&env);
 	d->id = xstrshare(s->name);	/* the daemon's job holds it too */
 	/* One copy of the path for the jobs of a file. */
@@ -1775,7 +1786,6 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 		d->def_hash = conf_hash(d->def_hash, s->kv[i].key);
 		d->def_hash = conf_hash(d->def_hash, s->kv[i].value);
 	}
-	d->text = conf_sec_text(s);
 	return d;
 }
 

@@ -101,6 +101,7 @@ struct job_def {
 	int			 recover;	/* enum policy_recover */
 	int			 command_line;	/* lines of the keys, for */
 	int			 on_failure_line; /* messages about them */
+	char			 text_buf[];	/* text, in the same block */
 };
 
 struct conf;

@@ -59,7 +59,8 @@ struct cronexpr {
 	unsigned	 hour_star : 1;
 	unsigned	 seconds : 1;	/* six fields */
 	unsigned	 reboot : 1;	/* @reboot: no instants */
-	char		*text;
+	char		*text;		/* text_buf: one allocation */
+	char		 text_buf[];
 };
 
 enum cronexpr_field {
@@ -547,10 +548,9 @@ cronexpr_parse(const char *text, char **cause)
 		*cause = xstrdup("empty schedule");
 		return NULL;
 	}
-	trimmed = xstrndup(text, len);
-
-	e = xcalloc(1, sizeof *e);
-	e->text = trimmed;
+	e = xcalloc(1, sizeof *e + len + 1);
+	memcpy(e->text_buf, text, len);
+	e->text = trimmed = e->text_buf;
 	if (trimmed[0] == '@') {
 		if (strcasecmp(trimmed, "@reboot") == 0) {
 			e->reboot = 1;
@@ -621,7 +621,6 @@ cronexpr_free(struct cronexpr *e)
 {
 	if (e == NULL)
 		return;
-	free(e->text);
 	free(e);
 }
 
