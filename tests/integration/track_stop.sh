@@ -31,7 +31,7 @@ write_conf "log_level = debug"
 write_job stop.job <<EOF2
 [tg]
 schedule = $(at_cron "$t0")
-timeout = 2s
+timeout = $((2 * slow))s
 kill_grace = 2s
 command = @DIR@/zz-tg-child 300 & setsid @DIR@/zz-tg-esc 300 & setsid sh -c '@DIR@/zz-tg-orphan 300 & exit 0' & $clean exec @DIR@/zz-tg-main 300
 
