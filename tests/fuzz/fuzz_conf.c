@@ -171,7 +171,7 @@ fuzz_check_job(const struct job_def *d, const uint8_t *data, size_t size,
     long nlines)
 {
 	const struct conf_key	*k;
-	char			*hdr, where[600];
+	char			*hdr, where[600], at[600];
 	int64_t			 v;
 	size_t			 i;
 
@@ -181,9 +181,8 @@ fuzz_check_job(const struct job_def *d, const uint8_t *data, size_t size,
 	FUZZ_CHECK(d->line >= 1 && d->line <= nlines, "job %s at line %d of "
 	    "%ld", d->id, d->line, nlines);
 	(void)snprintf(where, sizeof where, "%s:%d", d->file, d->line);
-	FUZZ_CHECK(d->where != NULL && strcmp(d->where, where) == 0,
-	    "job %s: where \"%s\", expected \"%s\"", d->id,
-	    d->where != NULL ? d->where : "(null)", where);
+	FUZZ_CHECK(strcmp(job_def_where(d, at, sizeof at), where) == 0,
+	    "job %s: where \"%s\", expected \"%s\"", d->id, at, where);
 	hdr = malloc(strlen(d->id) + 3);
 	if (hdr == NULL)
 		abort();
