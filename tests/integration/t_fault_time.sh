@@ -625,6 +625,11 @@ claimed() {
 # started_ok JOB INSTANT WHAT: JOB ran once, its process started when the
 # daemon's wall clock (and the job's own) read INSTANT or later.
 started_ok() {
+	# (The start is recorded when the daemon next writes: the job's own
+	# line may come first.)
+	wait_for "$1's start recorded" 10 eval '[ -n "$(sql "SELECT
+	    a.lateness_ms FROM runs r JOIN attempts a ON a.run = r.id WHERE
+	    r.job = '"'$1'"' AND a.lateness_ms IS NOT NULL")" ]'
 	_so=$(sql "SELECT count(*) || ' ' || coalesce(min(a.lateness_ms),
 	    'none') FROM runs r JOIN attempts a ON a.run = r.id
 	    WHERE r.job = '$1' AND r.origin = 'schedule'")
