@@ -497,6 +497,24 @@ cleanup() {
 # now_ms: the Unix time in milliseconds.
 now_ms() { date +%s%3N; }
 
+# notify_listen SOCK OUT: a datagram listener on SOCK (what tickd's
+# sd_notify writes to, NOTIFY_SOCKET) appending "MS MESSAGE" to OUT per
+# message, MS its arrival (Unix ms), newlines in it made spaces; its pid
+# in $listener, once the socket is there.
+notify_listen() {
+	"$python" -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a", buffering=1) as f:
+    while True:
+        m = s.recv(65536).decode(errors="replace")
+        f.write("%d %s\n" % (time.time() * 1000, m.replace("\n", " ")))
+' "$1" "$2" &
+	listener=$!
+	wait_for "the listener's socket" 10 test -S "$1"
+}
+
 # wait_mid_second: let time pass until the wall clock is 0.3-0.7 s into a
 # second, away from the instants of every-second jobs (a kill -KILL then
 # falls between their short runs, not during one).

@@ -288,19 +288,7 @@ expect_runs_match "$dir/term.started.ids" "status = 'terminated'"
 
 # ==== stop: SIGSTOP and SIGCONT, with the watchdog ========================================
 phase stop
-# A datagram listener: "MS MESSAGE" per message, MS its arrival (Unix ms).
-cat >"$dir/listen.py" <<'EOF2'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a", buffering=1) as f:
-    while True:
-        m = s.recv(65536).decode(errors="replace")
-        f.write("%d %s\n" % (time.time() * 1000, m.replace("\n", " ")))
-EOF2
-"$python" "$dir/listen.py" "$dir/notify.sock" "$dir/notify.out" &
-listener=$!
-wait_for "the listener's socket" 10 test -S "$dir/notify.sock"
+notify_listen "$dir/notify.sock" "$dir/notify.out"
 t0=$(($(now) + 2 + slow))
 write_job stop.job <<EOF2
 [sec]

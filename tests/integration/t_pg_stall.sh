@@ -14,20 +14,7 @@
 setup
 pg_start
 
-# A datagram listener: each message on its own line, after the wall
-# clock's milliseconds.
-cat >"$dir/listen.py" <<'EOF'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a", buffering=1) as f:
-    while True:
-        m = s.recv(65536).decode(errors="replace")
-        f.write("%d %s\n" % (time.time() * 1000, m))
-EOF
-"$python" "$dir/listen.py" "$dir/notify.sock" "$dir/notify.out" &
-listener=$!
-wait_for "the listener's socket" 10 test -S "$dir/notify.sock"
+notify_listen "$dir/notify.sock" "$dir/notify.out"
 
 write_job tmo.job <<EOF
 [tmo]
