@@ -155,6 +155,7 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	    c->invocation);
 	server_env(d, r, &env);
 	spec.command = d->command;
+	spec.exec = 0;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
@@ -691,6 +692,7 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	envp_set(&env, "TICKD_STATUS", status);
 	envp_set(&env, "TICKD_REASON", reason != NULL ? reason : "");
 	spec.command = d->on_failure;
+	spec.exec = 0;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;

@@ -1,0 +1,120 @@
+#!/bin/sh
+# A command without shell syntax runs without a shell (shwords.c): the
+# program itself is the job's process, found through the job's PATH, and
+# it behaves as under /bin/sh -c.  A table of commands runs both as jobs
+# and through sh -c here (argv[0] "sh", as tickd runs it), in the same
+# directory with the same PATH, and the exit status, stdout and stderr
+# must be the same: plain words, a program by path, a missing program
+# (127 and dash's message), a file that is not executable (126, or 127
+# through PATH), a directory, a script without #! (ENOEXEC: /bin/sh runs
+# it), PWD, and commands that need the shell.
+. tests/integration/lib.sh
+setup
+
+mkdir "$dir/bin" "$dir/w"
+printf 'echo "script $0 $#: $*"\necho "to stderr" >&2\nexit 5\n' \
+    >"$dir/bin/script"
+chmod 755 "$dir/bin/script"
+printf 'echo never\n' >"$dir/bin/noexec"
+chmod 644 "$dir/bin/noexec"
+mkdir "$dir/bin/adir"
+jobpath=$dir/bin:/usr/bin:/bin
+
+# ID|COMMAND (@DIR@ is $dir).
+table='echo|echo a b
+echo2|echo   spaced	tab
+abs|/bin/echo x y
+true|true
+false|false
+status|ls @DIR@/nonexistent
+missing|tickd-no-such-prog --flag
+misspath|/nonexistent/prog a
+noexec|noexec
+noexecpath|@DIR@/bin/noexec
+dir|adir
+dirpath|@DIR@/bin/adir
+script|script a b
+scriptpath|@DIR@/bin/script c
+pwd|printenv PWD
+env|printenv PATH
+shell|echo "quoted $((1 + 2))"; exit 4
+shellmiss|tickd-no-such-prog 2>&1; echo "after $?"
+glob|echo @DIR@/bin/s*'
+
+# The jobs: each runs once, at the daemon's start.
+printf '%s\n' "$table" | while IFS='|' read -r id cmd; do
+	printf '[%s]\nschedule = @reboot\nworkdir = @DIR@/w\n' "$id"
+	printf 'environment = PATH=%s\ncommand = %s\n\n' "$jobpath" "$cmd"
+done | write_job direct.job
+
+# Two that stay: a direct one and one through the shell.
+write_job sleep.job <<'EOF'
+[sleepdirect]
+schedule = @reboot
+command = sleep 30
+
+[sleepshell]
+schedule = @reboot
+command = sleep 30; :
+EOF
+
+daemon_start
+ids=$(printf '%s\n' "$table" | cut -d'|' -f1)
+for id in $ids; do
+	wait_for "the run of $id" 10 eval "[ -n \"\$(sql \"SELECT run_id
+	    FROM runs WHERE job = '$id' AND status != 'running'\")\" ]"
+done
+
+# The program is the job's process: no shell in between.
+pidof_job() {
+	sql "SELECT a.pid FROM attempts a JOIN runs r ON a.run = r.id
+	    WHERE r.job = '$1' AND a.pid IS NOT NULL"
+}
+wait_for "sleepdirect's pid" 10 eval '[ -n "$(pidof_job sleepdirect)" ]'
+wait_for "sleepshell's pid" 10 eval '[ -n "$(pidof_job sleepshell)" ]'
+expect_eq "sleep 30: the job's process is sleep" \
+    "$(cat "/proc/$(pidof_job sleepdirect)/comm")" sleep
+expect_eq "sleep 30; :: the job's process is the shell" \
+    "$(cat "/proc/$(pidof_job sleepshell)/comm")" sh
+
+# out RUN_ID STREAM: the run's lines on STREAM, from the log.
+out() {
+	grep -F ": $1: $2: " "$log" | sed "s|^tickd: [a-z]*: $1: $2: ||"
+}
+# (Not in a pipeline: the checks must count in this shell.)
+while IFS='|' read -r id cmd; do
+	cmd=$(printf '%s' "$cmd" | sed "s|@DIR@|$dir|g")
+	rid=$(sql "SELECT run_id FROM runs WHERE job = '$id'")
+	got_rc=$(sql "SELECT coalesce(a.exit_status, 'signal ' || a.signal)
+	    || ' ' || a.outcome FROM attempts a JOIN runs r ON a.run = r.id
+	    WHERE r.run_id = '$rid'")
+	(cd "$dir/w" && exec env -i PATH="$jobpath" sh -c "$cmd" \
+	    >"$dir/sh.out" 2>"$dir/sh.err" </dev/null)
+	want_rc=$?
+	case $want_rc in
+	0) want_rc="0 succeeded" ;;
+	*) want_rc="$want_rc failed" ;;
+	esac
+	expect_eq "$id ($cmd): exit status" "$got_rc" "$want_rc"
+	expect_eq "$id ($cmd): stdout" "$(out "$rid" stdout)" \
+	    "$(cat "$dir/sh.out")"
+	expect_eq "$id ($cmd): stderr" "$(out "$rid" stderr)" \
+	    "$(cat "$dir/sh.err")"
+	echo "$id: $got_rc: $(head -c 60 "$dir/sh.out" "$dir/sh.err" |
+	    tr '\n' ' ')"
+done <<EOF
+$table
+EOF
+
+# The messages are dash's, and a missing program is no spawn failure.
+id=$(sql "SELECT run_id FROM runs WHERE job = 'missing'")
+expect_eq "missing: stderr" "$(out "$id" stderr)" \
+    "sh: 1: tickd-no-such-prog: not found"
+expect_eq "missing: run" "$(sql "SELECT status, reason, exit_status FROM runs
+    WHERE run_id = '$id'")" "failed|exit|127"
+id=$(sql "SELECT run_id FROM runs WHERE job = 'noexecpath'")
+expect_eq "noexecpath: stderr" "$(out "$id" stderr)" \
+    "sh: 1: $dir/bin/noexec: Permission denied"
+
+daemon_stop_ok
+done_ok
