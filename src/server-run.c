@@ -154,8 +154,8 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	(void)snprintf(r->invocation, sizeof r->invocation, "%.32s",
 	    c->invocation);
 	server_env(d, r, &env);
-	spec.command = d->command;
-	spec.exec = 0;
+	spec.command = d->exec != NULL ? d->exec : d->command;
+	spec.exec = d->exec != NULL;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;

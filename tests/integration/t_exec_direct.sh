@@ -7,7 +7,9 @@
 # must be the same: plain words, a program by path, a missing program
 # (127 and dash's message), a file that is not executable (126, or 127
 # through PATH), a directory, a script without #! (ENOEXEC: /bin/sh runs
-# it), PWD, and commands that need the shell.
+# it), PWD, and commands that need the shell.  The exec key's words
+# (ExecStart= quoting, no variables, no globs) are compared with the
+# same words quoted for sh.
 . tests/integration/lib.sh
 setup
 
@@ -41,11 +43,42 @@ shell|echo "quoted $((1 + 2))"; exit 4
 shellmiss|tickd-no-such-prog 2>&1; echo "after $?"
 glob|echo @DIR@/bin/s*'
 
+# ID|EXEC VALUE|THE SAME FOR SH
+xtable='xquote|/bin/echo "a  b" '"'c d'"'|/bin/echo "a  b" '"'c d'"'
+xname|echo a b|echo a b
+xmissing|tickd-no-such-prog x|tickd-no-such-prog x
+xdollar|/bin/echo $HOME ${X}|/bin/echo '"'\$HOME'"' '"'\${X}'"'
+xglob|/bin/echo @DIR@/bin/*|/bin/echo '"'@DIR@/bin/*'"'
+xsemi|/bin/echo a;b|/bin/echo '"'a;b'"'
+xescape|/bin/echo a\tb\x41|printf '"'a\\tbA\\n'"'
+xscript|script a|script a
+xnoexec|@DIR@/bin/noexec|@DIR@/bin/noexec'
+
 # The jobs: each runs once, at the daemon's start.
-printf '%s\n' "$table" | while IFS='|' read -r id cmd; do
-	printf '[%s]\nschedule = @reboot\nworkdir = @DIR@/w\n' "$id"
-	printf 'environment = PATH=%s\ncommand = %s\n\n' "$jobpath" "$cmd"
-done | write_job direct.job
+{
+	printf '%s\n' "$table" | while IFS='|' read -r id cmd; do
+		printf '[%s]\nschedule = @reboot\nworkdir = @DIR@/w\n' "$id"
+		printf 'environment = PATH=%s\ncommand = %s\n\n' "$jobpath" \
+		    "$cmd"
+	done
+	printf '%s\n' "$xtable" | while IFS='|' read -r id cmd shcmd; do
+		printf '[%s]\nschedule = @reboot\nworkdir = @DIR@/w\n' "$id"
+		printf 'environment = PATH=%s\nexec = %s\n\n' "$jobpath" "$cmd"
+	done
+} | write_job direct.job
+
+# exec and command together: the job is refused.
+write_job both.job <<'EOF'
+[both]
+schedule = @reboot
+command = true
+exec = /bin/true
+EOF
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "exec and command: tickd -n" "$rc" 1
+expect_match "exec and command: the cause" "$err" \
+    "*$jobs/both.job:4: exec: job \"both\" has a command too (line 3): one of them only*"
+rm "$jobs/both.job"
 
 # Two that stay: a direct one and one through the shell.
 write_job sleep.job <<'EOF'
@@ -56,10 +89,14 @@ command = sleep 30
 [sleepshell]
 schedule = @reboot
 command = sleep 30; :
+
+[sleepexec]
+schedule = @reboot
+exec = sleep 30
 EOF
 
 daemon_start
-ids=$(printf '%s\n' "$table" | cut -d'|' -f1)
+ids=$(printf '%s\n%s\n' "$table" "$xtable" | cut -d'|' -f1)
 for id in $ids; do
 	wait_for "the run of $id" 10 eval "[ -n \"\$(sql \"SELECT run_id
 	    FROM runs WHERE job = '$id' AND status != 'running'\")\" ]"
@@ -76,6 +113,9 @@ expect_eq "sleep 30: the job's process is sleep" \
     "$(cat "/proc/$(pidof_job sleepdirect)/comm")" sleep
 expect_eq "sleep 30; :: the job's process is the shell" \
     "$(cat "/proc/$(pidof_job sleepshell)/comm")" sh
+wait_for "sleepexec's pid" 10 eval '[ -n "$(pidof_job sleepexec)" ]'
+expect_eq "exec = sleep 30: the job's process is sleep" \
+    "$(cat "/proc/$(pidof_job sleepexec)/comm")" sleep
 
 # out RUN_ID STREAM: the run's lines on STREAM, from the log.
 out() {
@@ -104,6 +144,7 @@ while IFS='|' read -r id cmd; do
 	    tr '\n' ' ')"
 done <<EOF
 $table
+$(printf '%s\n' "$xtable" | cut -d'|' -f1,3)
 EOF
 
 # The messages are dash's, and a missing program is no spawn failure.
