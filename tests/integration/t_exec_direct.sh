@@ -12,6 +12,7 @@
 # same words quoted for sh.
 . tests/integration/lib.sh
 setup
+write_conf "log_level = debug"	# to see which jobs are forked
 
 mkdir "$dir/bin" "$dir/w"
 printf 'echo "script $0 $#: $*"\necho "to stderr" >&2\nexit 5\n' \
@@ -20,6 +21,7 @@ chmod 755 "$dir/bin/script"
 printf 'echo never\n' >"$dir/bin/noexec"
 chmod 644 "$dir/bin/noexec"
 mkdir "$dir/bin/adir"
+ln -s w "$dir/wlink"
 jobpath=$dir/bin:/usr/bin:/bin
 
 # ID|COMMAND (@DIR@ is $dir).
@@ -43,6 +45,15 @@ shell|echo "quoted $((1 + 2))"; exit 4
 shellmiss|tickd-no-such-prog 2>&1; echo "after $?"
 glob|echo @DIR@/bin/s*'
 
+# The same through a working directory that is a symbolic link: tickd
+# forks there instead of clone(CLONE_VM) (tickd(8), THE JOB'S PROCESS),
+# and the child reports through its status pipe.  IDs start with "fk".
+ftable='fkecho|echo a b
+fkmissing|tickd-no-such-prog
+fknoexec|@DIR@/bin/noexec
+fkscript|script z
+fkpwd|printenv PWD'
+
 # ID|EXEC VALUE|THE SAME FOR SH
 xtable='xquote|/bin/echo "a  b" '"'c d'"'|/bin/echo "a  b" '"'c d'"'
 xname|echo a b|echo a b
@@ -58,6 +69,12 @@ xnoexec|@DIR@/bin/noexec|@DIR@/bin/noexec'
 {
 	printf '%s\n' "$table" | while IFS='|' read -r id cmd; do
 		printf '[%s]\nschedule = @reboot\nworkdir = @DIR@/w\n' "$id"
+		printf 'environment = PATH=%s\ncommand = %s\n\n' "$jobpath" \
+		    "$cmd"
+	done
+	printf '%s\n' "$ftable" | while IFS='|' read -r id cmd; do
+		printf '[%s]\nschedule = @reboot\nworkdir = @DIR@/wlink\n' \
+		    "$id"
 		printf 'environment = PATH=%s\ncommand = %s\n\n' "$jobpath" \
 		    "$cmd"
 	done
@@ -96,7 +113,7 @@ exec = sleep 30
 EOF
 
 daemon_start
-ids=$(printf '%s\n%s\n' "$table" "$xtable" | cut -d'|' -f1)
+ids=$(printf '%s\n%s\n%s\n' "$table" "$ftable" "$xtable" | cut -d'|' -f1)
 for id in $ids; do
 	wait_for "the run of $id" 10 eval "[ -n \"\$(sql \"SELECT run_id
 	    FROM runs WHERE job = '$id' AND status != 'running'\")\" ]"
@@ -128,7 +145,9 @@ while IFS='|' read -r id cmd; do
 	got_rc=$(sql "SELECT coalesce(a.exit_status, 'signal ' || a.signal)
 	    || ' ' || a.outcome FROM attempts a JOIN runs r ON a.run = r.id
 	    WHERE r.run_id = '$rid'")
-	(cd "$dir/w" && exec env -i PATH="$jobpath" sh -c "$cmd" \
+	wd=$dir/w
+	case $id in fk*) wd=$dir/wlink ;; esac
+	(cd "$wd" && exec env -i PATH="$jobpath" sh -c "$cmd" \
 	    >"$dir/sh.out" 2>"$dir/sh.err" </dev/null)
 	want_rc=$?
 	case $want_rc in
@@ -144,8 +163,12 @@ while IFS='|' read -r id cmd; do
 	    tr '\n' ' ')"
 done <<EOF
 $table
+$ftable
 $(printf '%s\n' "$xtable" | cut -d'|' -f1,3)
 EOF
+log_has "$dir/wlink is not known to be on a local file system: fork" ||
+    fail "the fk jobs were not forked"
+
 
 # The messages are dash's, and a missing program is no spawn failure.
 id=$(sql "SELECT run_id FROM runs WHERE job = 'missing'")
