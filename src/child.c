@@ -4,8 +4,10 @@
  * WARNING: everything in child_exec runs in a child that usually shares
  * the daemon's memory (runner.c: clone(CLONE_VM | CLONE_VFORK), the daemon
  * suspended until exec), else in a forked one: async-signal-safe calls
- * only, and no write to anything but local variables and the report
- * (errno aside: the daemon reads it only when no child was made).  No
+ * only, and no write to anything but local variables, the report (errno
+ * aside: the daemon reads it only when no child was made) and, for a
+ * command run without a shell, the spare slots of the argv and envp
+ * vectors the runner made for this child alone (child.h).  No
  * malloc, no stdio, no logging, no name service (credentials were
  * resolved in the parent by priv.c).  The signal handlers are the child's
  * own copy (no CLONE_SIGHAND), so resetting them leaves the daemon's
