@@ -55,8 +55,8 @@ ALL_LDFLAGS	= $(LDFLAGS) $(SANFLAGS)
 
 # Pure modules: no I/O beyond reading zone files, no libev, no SQLite.
 LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
-		  src/mounts.c src/rfc3339.c src/policy.c src/schedule.c src/tz.c \
-		  src/xmalloc.c
+		  src/mounts.c src/rfc3339.c src/policy.c src/schedule.c \
+		  src/shwords.c src/tz.c src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
 DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \

@@ -4,8 +4,10 @@
  * WARNING: everything in child_exec runs in a child that usually shares
  * the daemon's memory (runner.c: clone(CLONE_VM | CLONE_VFORK), the daemon
  * suspended until exec), else in a forked one: async-signal-safe calls
- * only, and no write to anything but local variables and the report
- * (errno aside: the daemon reads it only when no child was made).  No
+ * only, and no write to anything but local variables, the report (errno
+ * aside: the daemon reads it only when no child was made) and, for a
+ * command run without a shell, the spare slots of the argv and envp
+ * vectors the runner made for this child alone (child.h).  No
  * malloc, no stdio, no logging, no name service (credentials were
  * resolved in the parent by priv.c).  The signal handlers are the child's
  * own copy (no CLONE_SIGHAND), so resetting them leaves the daemon's
@@ -22,7 +24,13 @@
  * the daemon may be at its descriptor limit), the descriptor limit tickd
  * started with (runner.c raises its own), switch credentials
  * (priv_switch), enter the working directory as the job's user, exec.
- * A failure leaves {stage, errno} and exits 127: in the daemon's memory
+ * A command without shell syntax (shwords.c) is exec'd directly, as
+ * dash (Debian's /bin/sh) would exec it: a name searched in the job's
+ * PATH, and when that fails, dash's message on the job's stderr and its
+ * exit status (127 not found, 126 not executable), which are the run's
+ * like any program's; a file without #! (ENOEXEC) is given to /bin/sh.
+ * A failure before the exec leaves {stage, errno} and exits 127: in the
+ * daemon's memory
  * when the child shares it (the daemon, suspended until the exec or the
  * exit, reads it when clone returns), else on the close-on-exec status
  * pipe, which a successful exec closes and the parent reads as EOF.
@@ -32,9 +40,14 @@
  */
 #include <sys/syscall.h>
 
+#include <sys/stat.h>
+#include <sys/uio.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -112,6 +125,144 @@ child_close_from(int lo, int keep)
 }
 
 /*
+ * Set PWD in envp as dash does at its start: an inherited PWD is kept
+ * when it is absolute and names the working directory, else it becomes
+ * getcwd()'s answer (written in buf, len bytes), in PWD's slot or in
+ * the spare one after envp's NULL.  Async-signal-safe.
+ */
+static void
+child_pwd(char **envp, char *buf, size_t len)
+{
+	struct stat	 a, b;
+	size_t		 i;
+
+	for (i = 0; envp[i] != NULL; i++) {
+		if (strncmp(envp[i], "PWD=", 4) == 0)
+			break;
+	}
+	if (envp[i] != NULL && envp[i][4] == '/' &&
+	    stat(envp[i] + 4, &a) == 0 && stat(".", &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return;
+	memcpy(buf, "PWD=", 4);
+	if (getcwd(buf + 4, len - 4) == NULL)
+		return;		/* dash warns and goes on */
+	envp[i] = buf;		/* envp[i + 1] is NULL (the spare slot) */
+}
+
+/*
+ * Execute path with argv as dash's tryexec does: a file the kernel
+ * cannot execute (ENOEXEC: a script without #!) goes to /bin/sh as its
+ * script, as {"/bin/sh", path, argv[1], ...}, in argv[-1]'s spare slot.
+ * Returns with errno set when nothing could be executed.
+ * Async-signal-safe.
+ */
+static void
+child_try(const char *path, char **argv, char **envp)
+{
+	char *arg0;
+
+	(void)execve(path, argv, envp);
+	if (errno != ENOEXEC)
+		return;
+	arg0 = argv[0];
+	argv[-1] = (char *)"/bin/sh";
+	argv[0] = (char *)path;
+	(void)execve("/bin/sh", argv - 1, envp);
+	argv[0] = arg0;
+}
+
+/*
+ * Print dash's message for a command that could not be executed: "sh: 1:
+ * NAME: not found" (ENOENT, ENOTDIR) or the error's text, on stderr (the
+ * job's output).  Async-signal-safe: strerrordesc_np is a table lookup,
+ * in English as dash prints it (dash has no locale).
+ */
+static void
+child_sh_error(const char *name, int e)
+{
+	struct iovec	 iov[5];
+	const char	*msg;
+
+	msg = e == ENOENT || e == ENOTDIR ? "not found" : strerrordesc_np(e);
+	if (msg == NULL)
+		msg = "Unknown error";
+	iov[0].iov_base = (void *)"sh: 1: ";
+	iov[0].iov_len = 7;
+	iov[1].iov_base = (void *)name;
+	iov[1].iov_len = strlen(name);
+	iov[2].iov_base = (void *)": ";
+	iov[2].iov_len = 2;
+	iov[3].iov_base = (void *)msg;
+	iov[3].iov_len = strlen(msg);
+	iov[4].iov_base = (void *)"\n";
+	iov[4].iov_len = 1;
+	(void)writev(STDERR_FILENO, iov, 5);
+}
+
+/*
+ * Execute a command's words as dash does for sh -c "WORDS" (exec.c:
+ * find_command, shellexec), in the working directory and as the job's
+ * user already.  A word with '/' is a path: not there 127, not
+ * executable 126, anything else 2.  A name is tried in each directory
+ * of the job's PATH in turn (an empty one: the working directory), going
+ * on past the ones where it is missing or not executable: found nowhere,
+ * 127, with the last error other than ENOENT and ENOTDIR in the message
+ * (EACCES: "Permission denied"); found but failing to execute, 126 or
+ * 2 as for a path.  Never returns.
+ * Runs between fork and exec: async-signal-safe calls only; the
+ * candidate paths are built on this stack.
+ */
+static void __attribute__((noreturn))
+child_exec_direct(const struct child_spec *cs)
+{
+	static const char	 defpath[] =	/* dash's, PATH unset */
+	    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	char			**argv = (char **)cs->argv;
+	char			**envp = (char **)cs->envp;
+	char			 pwd[4 + PATH_MAX], cand[PATH_MAX];
+	const char		*name = argv[0], *dir, *end;
+	size_t			 dlen, nlen;
+	int			 e, status;
+
+	child_pwd(envp, pwd, sizeof pwd);
+	if (strchr(name, '/') != NULL) {
+		child_try(name, argv, envp);
+		e = errno;
+	} else {
+		e = ENOENT;
+		nlen = strlen(name);
+		dir = cs->search != NULL ? cs->search : defpath;
+		for (;; dir = end + 1) {
+			end = strchrnul(dir, ':');
+			dlen = (size_t)(end - dir);
+			if (dlen + 1 + nlen + 1 > sizeof cand)
+				errno = ENAMETOOLONG;
+			else {
+				memcpy(cand, dir, dlen);
+				if (dlen > 0)
+					cand[dlen++] = '/';
+				memcpy(cand + dlen, name, nlen + 1);
+				child_try(cand, argv, envp);
+			}
+			if (errno != ENOENT && errno != ENOTDIR)
+				e = errno;
+			if (*end == '\0')
+				break;
+		}
+		/* Not found, or no file that may be executed: 127. */
+		if (e == ENOENT || e == ENOTDIR || e == EACCES ||
+		    e == ELOOP || e == ENAMETOOLONG) {
+			child_sh_error(name, e);
+			_exit(127);
+		}
+	}
+	child_sh_error(name, e);
+	status = e == EACCES ? 126 : e == ENOENT || e == ENOTDIR ? 127 : 2;
+	_exit(status);
+}
+
+/*
  * Turn this freshly forked child into the job.  Never returns.
  * Runs between fork and exec: async-signal-safe calls only.
  */
@@ -167,6 +318,8 @@ child_exec(const struct child_spec *cs)
 	if (cs->workdir != NULL && chdir(cs->workdir) == -1)
 		child_fail(cs, status_fd, CHILD_WORKDIR);
 
+	if (cs->direct)
+		child_exec_direct(cs);
 	(void)execve(cs->path, cs->argv, cs->envp);
 	child_fail(cs, status_fd, CHILD_EXEC);
 }

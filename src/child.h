@@ -29,6 +29,16 @@ struct child_spec {
 	const char		*path;		/* program to execute */
 	char *const		*argv;
 	char *const		*envp;
+	/*
+	 * direct: argv are a command's words, run as /bin/sh -c would run
+	 * them (path unused): a name without '/' searched in search (the
+	 * job's PATH; NULL: sh's default), sh's messages and exit statuses
+	 * when that fails, PWD set as sh sets it.  argv[-1] is a spare slot
+	 * (for /bin/sh, a script without #!), and envp has a spare slot
+	 * after its NULL (for PWD); the child writes both.
+	 */
+	int			 direct;
+	const char		*search;
 	const struct priv_cred	*cred;
 	const char		*workdir;
 	int			 out_fd;	/* becomes stdout */

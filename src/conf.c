@@ -65,6 +65,7 @@
 #include "log.h"
 #include "policy.h"
 #include "schedule.h"
+#include "shwords.h"
 #include "store.h"
 #include "xmalloc.h"
 
@@ -1000,13 +1001,26 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
     const char *v, char **cause)
 {
 	char		*p = (char *)base + k->offset;
-	char		*why = NULL, *end;
+	char		*why = NULL, *end, **words;
 	int64_t		 n;
 	long long	 ll;
 	int		 b;
 	struct schedule	*s;
 
 	switch (k->type) {
+	case CONF_T_EXEC:
+		if (strlen(v) > CONF_ARG_MAX) {
+			*cause = xasprintf("the value is %zu bytes long, and "
+			    "the kernel refuses an argument longer than %d "
+			    "bytes", strlen(v), CONF_ARG_MAX);
+			return -1;
+		}
+		if ((words = shwords_exec_split(v, 0, cause)) == NULL)
+			return -1;
+		free(words);
+		free(*(char **)p);
+		*(char **)p = xstrdup(v);
+		return 0;
 	case CONF_T_STRING:
 	case CONF_T_COMMAND:
 	case CONF_T_NAME:
@@ -1353,6 +1367,8 @@ conf_exec_add(char **list, const char *what, char *why)
 	*list = s;
 }
 
+static char	*conf_exec_word_unsafe(struct conf_loading *, char *);
+
 /*
  * Why the program a root job runs could be changed by someone other than
  * root, or NULL (caller frees).  Only the first word of cmd is looked at,
@@ -1367,16 +1383,43 @@ conf_exec_add(char **list, const char *what, char *why)
 static char *
 conf_exec_unsafe(struct conf_loading *L, const char *cmd)
 {
-	char	*word, *dir, *slash, *real, *rdir, *what, *list = NULL;
-	size_t	 n;
-	int	 found;
+	size_t n;
 
 	cmd += strspn(cmd, " \t\n");
 	n = strcspn(cmd, " \t\n;&|<>()");
 	/* Quotes, escapes, expansions: the shell decides, not us. */
 	if (n == 0 || cmd[0] != '/' || strcspn(cmd, "'\"\\$`*?[~") < n)
 		return NULL;
-	word = xstrndup(cmd, n);
+	return conf_exec_word_unsafe(L, xstrndup(cmd, n));
+}
+
+/*
+ * The same for the program of an exec value, its first word once split;
+ * only an absolute path is checked.
+ */
+static char *
+conf_exec_argv_unsafe(struct conf_loading *L, const char *exec)
+{
+	char	**v, *cause = NULL, *why = NULL;
+
+	if ((v = shwords_exec_split(exec, 0, &cause)) == NULL)
+		free(cause);		/* reported by conf_set */
+	else if (v[0][0] == '/')
+		why = conf_exec_word_unsafe(L, xstrdup(v[0]));
+	free(v);
+	return why;
+}
+
+/*
+ * Why the program at the absolute path word could be changed by someone
+ * other than root, or NULL (see conf_exec_unsafe); word is freed.
+ */
+static char *
+conf_exec_word_unsafe(struct conf_loading *L, char *word)
+{
+	char	*dir, *slash, *real, *rdir, *what, *list = NULL;
+	int	 found;
+
 	if ((list = conf_memo_get(&L->execs, word, &found)) != NULL || found) {
 		free(word);
 		return list != NULL ? xstrdup(list) : NULL;
@@ -1420,18 +1463,20 @@ static int
 conf_exec_check(struct conf *c, struct conf_loading *L,
     const struct job_def *d, struct conf_causes *causes)
 {
-	static const char *const keys[] = { "command", "on_failure" };
-	const int	 lines[] = { d->command_line, d->on_failure_line };
-	const char	*cmd;
+	static const char *const keys[] = { "command", "exec", "on_failure" };
+	const int	 lines[] = { d->command_line, d->exec_line,
+			    d->on_failure_line };
+	const char	*cmds[] = { d->command, d->exec, d->on_failure };
 	char		*why;
 	size_t		 i;
 	int		 bad = 0;
 
 	if (c->uid != 0 || d->cred.uid != 0)
 		return 0;
-	for (i = 0; i < 2; i++) {
-		cmd = i == 0 ? d->command : d->on_failure;
-		if (cmd == NULL || (why = conf_exec_unsafe(L, cmd)) == NULL)
+	for (i = 0; i < 3; i++) {
+		if (cmds[i] == NULL || (why = i == 1 ?
+		    conf_exec_argv_unsafe(L, cmds[i]) :
+		    conf_exec_unsafe(L, cmds[i])) == NULL)
 			continue;
 		if (d->strict_exec) {
 			conf_causes_add(causes, "%s:%d: %s: %s, and the job "
@@ -1472,6 +1517,7 @@ job_def_free(struct job_def *d)
 	schedule_free(d->schedule);
 	xstrunref(d->timezone);
 	free(d->command);
+	free(d->exec);
 	free(d->user);
 	free(d->group);
 	priv_cred_free(&d->cred);
@@ -1678,6 +1724,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
 	bad += conf_limits_check(c, d, s, file, causes);
 	d->command_line = conf_key_line(s, "command");
+	d->exec_line = conf_key_line(s, "exec");
 	d->on_failure_line = conf_key_line(s, "on_failure");
 	if (d->strict_exec == -1)
 		d->strict_exec = c->strict_exec;
@@ -1692,6 +1739,18 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 			    s->name, conf_keys[i].name);
 			bad++;
 		}
+	}
+	/* What runs: a command (sh -c, or its words) or an exec, one. */
+	if (d->command != NULL && d->exec != NULL) {
+		conf_causes_add(causes, "%s:%d: exec: job \"%s\" has a "
+		    "command too (line %d): one of them only", file,
+		    d->exec_line, s->name, d->command_line);
+		bad++;
+	} else if (d->command == NULL && d->exec == NULL &&
+	    d->command_line == s->line && d->exec_line == s->line) {
+		conf_causes_add(causes, "%s:%d: command: missing: job \"%s\" "
+		    "needs a command (or an exec)", file, s->line, s->name);
+		bad++;
 	}
 
 	/* The zone: the job's own, else the daemon's default. */
@@ -1731,18 +1790,21 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	 * limit / 4), with room left for PATH, HOME, USER, LOGNAME, SHELL,
 	 * the TICKD_* variables and the pointers.
 	 */
-	if (bad == 0 && d->command != NULL) {
-		size_t	total = strlen(d->command) + sizeof "/bin/sh -c";
+	if (bad == 0 && (d->command != NULL || d->exec != NULL)) {
+		const char	*run = d->command != NULL ? d->command : d->exec;
+		size_t		 total = strlen(run) + sizeof "/bin/sh -c";
 		long	max = L->arg_max;
 
 		for (i = 0; i < env.n; i++)
 			total += strlen(env.v[i]) + 1 + sizeof(char *);
 		if (max > CONF_ARG_RESERVE && total > (size_t)(max -
 		    CONF_ARG_RESERVE)) {
-			conf_causes_add(causes, "%s:%d: command: the command "
+			conf_causes_add(causes, "%s:%d: %s: the command "
 			    "and the environment take %zu bytes, and a new "
 			    "process may be given at most %ld", file,
-			    conf_key_line(s, "command"), total,
+			    d->command != NULL ? d->command_line :
+			    d->exec_line, d->command != NULL ? "command" :
+			    "exec", total,
 			    max - CONF_ARG_RESERVE);
 			bad++;
 		}
@@ -1752,7 +1814,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	 * The programs of a root job: nobody but root may change them.  A
 	 * job refused for that alone stops at a reload (conf_job_is_bad).
 	 */
-	if (bad == 0 && d->command != NULL &&
+	if (bad == 0 && (d->command != NULL || d->exec != NULL) &&
 	    (bad = conf_exec_check(c, L, d, causes)) > 0)
 		conf_list_add(&c->unsafe_ids, &c->nunsafe_ids, d->id);
 
@@ -1973,8 +2035,10 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 		}
 		if (d->strict_exec && c->uid == 0 && cc->cred.uid == 0 &&
 		    ((why = d->command != NULL ? conf_exec_unsafe(L,
-		    d->command) : NULL) != NULL || (why = d->on_failure !=
-		    NULL ? conf_exec_unsafe(L, d->on_failure) : NULL) != NULL)) {
+		    d->command) : NULL) != NULL || (why = d->exec != NULL ?
+		    conf_exec_argv_unsafe(L, d->exec) : NULL) != NULL ||
+		    (why = d->on_failure != NULL ? conf_exec_unsafe(L,
+		    d->on_failure) : NULL) != NULL)) {
 			free(why);
 			L->ntaken = ntaken;
 			return 0;

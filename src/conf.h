@@ -61,7 +61,8 @@ struct job_def {
 	struct schedule		*schedule;
 	char			*timezone;	/* zone name in effect */
 	const struct tz		*tz;		/* from the conf's tz cache */
-	char			*command;
+	char			*command;	/* for sh -c, */
+	char			*exec;		/* or words; one is set */
 	char			*user;		/* as configured, or NULL */
 	char			*group;
 	struct priv_cred	 cred;		/* resolved user and groups */
@@ -100,7 +101,8 @@ struct job_def {
 	int			 kill_signal;
 	int			 recover;	/* enum policy_recover */
 	int			 command_line;	/* lines of the keys, for */
-	int			 on_failure_line; /* messages about them */
+	int			 exec_line;	/* messages about them */
+	int			 on_failure_line;
 	char			 text_buf[];	/* text, in the same block */
 };
 
@@ -205,6 +207,7 @@ enum conf_section {
 enum conf_type {
 	CONF_T_STRING,			/* any text */
 	CONF_T_COMMAND,			/* shell command, lines joined */
+	CONF_T_EXEC,			/* a program's words (shwords.c) */
 	CONF_T_PATH,			/* relative to tickd.conf's directory */
 	CONF_T_ABSPATH,			/* must be absolute */
 	CONF_T_STATE,			/* a path, or a server's connection

@@ -61,8 +61,12 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_JOB, "schedule", CONF_T_SCHEDULE, 0, 0, NULL, 1,
 	    J(schedule), "cron expression or macro, every DURATION, after "
 	    "DURATION" },
-	{ CONF_SEC_JOB, "command", CONF_T_COMMAND, 0, 0, NULL, 1,
-	    J(command), "run by /bin/sh -c, verbatim" },
+	{ CONF_SEC_JOB, "command", CONF_T_COMMAND, 0, 0, NULL, 0,
+	    J(command), "run as /bin/sh -c would, verbatim (without a shell "
+	    "when it has no shell syntax); this or exec is required" },
+	{ CONF_SEC_JOB, "exec", CONF_T_EXEC, 0, 0, NULL, 0, J(exec),
+	    "a program and its arguments, split as systemd's ExecStart=, "
+	    "never a shell; instead of command" },
 	{ CONF_SEC_JOB, "description", CONF_T_STRING, 0, 0, NULL, 0,
 	    J(description), "free text shown by tickctl" },
 	{ CONF_SEC_JOB, "timezone", CONF_T_ZONE, 0, 0, NULL, 0,

@@ -37,8 +37,10 @@
 #include "envp.h"
 #include "jobenv.h"
 #include "schedule.h"
+#include "shwords.h"
 #include "store.h"
 #include "store_query.h"
+#include "xmalloc.h"
 
 static int	ctl_env_exec(int, char **, struct ctl_ctx *);
 
@@ -84,7 +86,8 @@ ctl_env_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	struct ctl_json		 j;
 	const char		*origin = "schedule";
 	char			 run_id[STORE_RUN_ID_MAX];
-	char			*cause = NULL, *vis;
+	char			*cause = NULL, *vis, *why = NULL, *prog;
+	char			**words;
 	int64_t			 now = ctx->now_ms / 1000, at = -1;
 	size_t			 i;
 	int			 ch, rc;
@@ -163,11 +166,23 @@ ctl_env_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			rc = CTL_EXIT_FAIL;
 		ctl_json_free(&j);
 	} else {
+		/* What runs: the shell, or the program (shwords.c). */
+		words = d->exec != NULL ? shwords_exec_split(d->exec, 0,
+		    &why) : shwords_split(d->command, 0);
+		free(why);
+		if (words == NULL)
+			prog = xstrdup("/bin/sh -c COMMAND");
+		else {
+			vis = ctl_fmt_vis(words[0], strlen(words[0]), 0);
+			prog = xasprintf("%s (no shell; PWD set too)", vis);
+			free(vis);
+		}
+		free(words);
 		(void)printf("# job %s, instance %s (attempt 1, trigger "
-		    "schedule)\n# runs /bin/sh -c COMMAND as %s in %s, with "
-		    "exactly this environment:\n", d->id, run_id,
-		    d->cred.user, d->workdir != NULL ? d->workdir :
-		    d->cred.home);
+		    "schedule)\n# runs %s as %s in %s, with exactly this "
+		    "environment:\n", d->id, run_id, prog, d->cred.user,
+		    d->workdir != NULL ? d->workdir : d->cred.home);
+		free(prog);
 		for (i = 0; i < e.n; i++) {
 			vis = ctl_fmt_vis(e.v[i], strlen(e.v[i]), 0);
 			(void)printf("%s\n", vis);

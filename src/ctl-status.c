@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +340,7 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 	switch (k->type) {
 	case CONF_T_STRING:
 	case CONF_T_COMMAND:
+	case CONF_T_EXEC:
 	case CONF_T_PATH:
 	case CONF_T_ABSPATH:
 	case CONF_T_STATE:
@@ -477,6 +479,10 @@ ctl_status_keys(struct ctl_ctx *ctx, struct ctl_json *j, const char *key,
 		v = ctl_status_value(k, d);
 		if (ctx->json)
 			ctl_json_str(j, k->name, v);
+		else if (v == NULL && (k->type == CONF_T_COMMAND ||
+		    k->type == CONF_T_EXEC) && k->offset != offsetof(struct
+		    job_def, on_failure))
+			;	/* the job has the other one */
 		else if (v == NULL)
 			ctl_table_row(&t, k->name, ctl_status_default(k, d,
 			    note, sizeof note));

@@ -66,6 +66,7 @@
 #include "log.h"
 #include "mounts.h"
 #include "runner.h"
+#include "shwords.h"
 #include "xmalloc.h"
 
 #define RUNNER_HASH	4096		/* pid hash buckets */
@@ -662,12 +663,13 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	int			 out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	int			 st[2] = { -1, -1 }, saved, stage, use_clone;
 	int			 join = -1;
-	char			*argv[4];
+	char			*argv[4], **words = NULL, **envv = NULL;
+	char			*why = NULL;
 	struct child_spec	 cs;
 	struct child_report	 report = { 0, 0, 0 };
 	sigset_t		 all, old;
 	pid_t			 pid;
-	size_t			 slot;
+	size_t			 slot, n;
 	int64_t			 boot0, boot1;
 
 	/* Where its processes will be told apart (its cgroup). */
@@ -686,13 +688,42 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 		*cause = xasprintf("pipe: %s", strerror(errno));
 		goto fail;
 	}
-	argv[0] = (char *)"sh";
-	argv[1] = (char *)"-c";
-	argv[2] = (char *)spec->command;
-	argv[3] = NULL;
-	cs.path = "/bin/sh";
-	cs.argv = argv;
-	cs.envp = spec->envp;
+	/*
+	 * The program: the command's words when it needs no shell (shwords.c)
+	 * or the exec key's, else /bin/sh -c COMMAND.  Words get a spare slot
+	 * before them and the environment one after it (child.h).
+	 */
+	words = spec->exec ? shwords_exec_split(spec->command, 1, &why) :
+	    shwords_split(spec->command, 1);
+	if (words == NULL && spec->exec) {	/* checked at load */
+		saved = EINVAL;
+		stage = CHILD_EXEC;
+		*cause = xasprintf("exec: %s", why);
+		free(why);
+		goto fail;
+	}
+	cs.direct = words != NULL;
+	cs.search = NULL;
+	if (cs.direct) {
+		for (n = 0; spec->envp[n] != NULL; n++) {
+			if (strncmp(spec->envp[n], "PATH=", 5) == 0)
+				cs.search = spec->envp[n] + 5;
+		}
+		envv = xreallocarray(NULL, n + 2, sizeof *envv);
+		memcpy(envv, spec->envp, n * sizeof *envv);
+		envv[n] = envv[n + 1] = NULL;
+		cs.path = NULL;
+		cs.argv = words + 1;
+		cs.envp = envv;
+	} else {
+		argv[0] = (char *)"sh";
+		argv[1] = (char *)"-c";
+		argv[2] = (char *)spec->command;
+		argv[3] = NULL;
+		cs.path = "/bin/sh";
+		cs.argv = argv;
+		cs.envp = spec->envp;
+	}
 	cs.cred = spec->cred;
 	cs.workdir = spec->workdir;
 	cs.out_fd = out[1];
@@ -712,6 +743,10 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	saved = errno;
 	boot1 = use_clone && pid != -1 ? report.boot_ns : clock_boot_ns();
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	/* A clone child has exec'd or exited, a forked one has its copy. */
+	free(words);
+	free(envv);
+	words = envv = NULL;
 	if (pid == -1) {
 		/* EAGAIN: RLIMIT_NPROC, a pids cgroup, threads-max. */
 		stage = CHILD_FORK;
@@ -755,6 +790,8 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 
 fail:
 	/* No process: the report says why, as a child's would. */
+	free(words);
+	free(envv);
 	r->spawn_failed = 1;
 	r->report.stage = stage;
 	r->report.error = saved;

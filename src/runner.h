@@ -86,7 +86,8 @@ struct run {
 
 /* What to run: prepared by the caller, copied as needed. */
 struct runner_spec {
-	const char			*command;
+	const char			*command;	/* for /bin/sh -c, */
+	int				 exec;		/* or an exec value */
 	char *const			*envp;
 	const struct priv_cred		*cred;
 	const char			*workdir;

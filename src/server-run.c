@@ -154,7 +154,8 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	(void)snprintf(r->invocation, sizeof r->invocation, "%.32s",
 	    c->invocation);
 	server_env(d, r, &env);
-	spec.command = d->command;
+	spec.command = d->exec != NULL ? d->exec : d->command;
+	spec.exec = d->exec != NULL;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
@@ -692,6 +693,7 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	envp_set(&env, "TICKD_STATUS", status);
 	envp_set(&env, "TICKD_REASON", reason != NULL ? reason : "");
 	spec.command = d->on_failure;
+	spec.exec = 0;
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;

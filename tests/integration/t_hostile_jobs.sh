@@ -287,7 +287,7 @@ try "[daemon] keys in a job file" "$jobs/wrong.job:4: max_running: unknown key (
 $jobs/wrong.job:5: jobs_dir: unknown key (it belongs in [daemon] of tickd.conf)
 $jobs/wrong.job:7: state: unknown key (it belongs in [daemon] of tickd.conf)
 $jobs/wrong.job:6: schedule: missing: job \"daemon\" needs a schedule
-$jobs/wrong.job:6: command: missing: job \"daemon\" needs a command" 2
+$jobs/wrong.job:6: command: missing: job \"daemon\" needs a command (or an exec)" 2
 unput wrong.job
 # A job key in tickd.conf: the file is invalid, the reload changes
 # nothing (tickctl refuses it itself: see t_ctl_steer.sh).

@@ -710,12 +710,53 @@ static const struct conf_case conf_cases[] = {
 	    "[empty]\n"						/* 5 */
 	    "# nothing\n"
 	    JOB("ok", "@daily", "true") } },
-	    0, { "$J/m.job:1: command: missing: job \"nocmd\" needs a command",
+	    0, { "$J/m.job:1: command: missing: job \"nocmd\" needs a command (or an exec)",
 		"$J/m.job:3: schedule: missing: job \"nosched\" needs a "
 		    "schedule",
 		"$J/m.job:5: schedule: missing: job \"empty\" needs a schedule",
-		"$J/m.job:5: command: missing: job \"empty\" needs a command" },
+		"$J/m.job:5: command: missing: job \"empty\" needs a command (or an exec)" },
 	    "ok", "nocmd|nosched|empty", "", { { NULL } } },
+
+	/* exec: a program's words, instead of command (one of the two). */
+	{ "exec", 0, NULL, 0, NULL, { { "e.job",
+	    "[ok]\n"						/* 1 */
+	    "schedule = @daily\n"
+	    "exec = /usr/bin/foo --bar \"a b\" 'c'\n"
+	    "[both]\n"						/* 4 */
+	    "schedule = @daily\n"
+	    "command = true\n"
+	    "exec = /bin/true\n"				/* 7 */
+	    "[quote]\n"					/* 8 */
+	    "schedule = @daily\n"
+	    "exec = /bin/echo \"a b\n"				/* 10 */
+	    "[rel]\n"						/* 11 */
+	    "schedule = @daily\n"
+	    "exec = bin/foo\n"					/* 13 */
+	    "[empty]\n"					/* 14 */
+	    "schedule = @daily\n"
+	    "exec =\n"						/* 16 */
+	    "[name]\n"						/* 17 */
+	    "schedule = @daily\n"
+	    "exec = backup\n"
+	    "[esc]\n"						/* 20 */
+	    "schedule = @daily\n"
+	    "exec = /bin/echo \\q\n"				/* 22 */
+	    "[cont]\n"						/* 23 */
+	    "schedule = @daily\n"
+	    "exec = /bin/echo a\n"
+	    "  b\n" } },
+	    0, { "$J/e.job:7: exec: job \"both\" has a command too (line 6): "
+		"one of them only",
+		"$J/e.job:10: exec: unterminated double quote",
+		"$J/e.job:13: exec: \"bin/foo\": the program must be an "
+		    "absolute path, or a name looked up in PATH",
+		"$J/e.job:16: exec: no program to run",
+		"$J/e.job:22: exec: unknown escape \\q" },
+	    "cont|name|ok", "both|quote|rel|empty|esc", "",
+	    { { "ok", "exec", "/usr/bin/foo --bar \"a b\" 'c'" },
+	      { "ok", "command", "(null)" },
+	      { "name", "exec", "backup" },
+	      { "cont", "exec", "/bin/echo a\nb" } } },
 
 	/* Unknown keys, with a hint for the daemon's keys. */
 	{ "unknown keys", 0, NULL, 0, NULL, { { "u.job",
@@ -1020,6 +1061,21 @@ static const struct conf_case conf_cases[] = {
 		"(mode 0775), and the job runs as root: refused (strict_exec)" },
 	    "other|safe|viapath|warned", "strict", "",
 	    { { NULL, "warnings", "$J/e.job:3: command: $D/gw is writable by "
+		"group or others (mode 0775), and the job runs as root" } } },
+	/* exec's program is checked once split (quotes, escapes). */
+	{ "program of a root job: exec", 1, NULL, 0, NULL, {
+	    { "../g w mode=0775", "#!/bin/sh\n" },
+	    { "e.job",
+		"[warned]\nschedule = @daily\n"			/* 1 */
+		"exec = \"$D/g w\" -x\n"				/* 3 */
+		"[strict]\nschedule = @daily\nstrict_exec = yes\n"	/* 4 */
+		"exec = $D/g\\ w\n"					/* 7 */
+		"[viapath]\nschedule = @daily\nstrict_exec = yes\n"	/* 8 */
+		"exec = gw\n" } },
+	    0, { "$J/e.job:7: exec: $D/g w is writable by group or others "
+		"(mode 0775), and the job runs as root: refused (strict_exec)" },
+	    "viapath|warned", "strict", "",
+	    { { NULL, "warnings", "$J/e.job:3: exec: $D/g w is writable by "
 		"group or others (mode 0775), and the job runs as root" } } },
 	{ "strict_exec for every job", 1, DAEMON "strict_exec = yes\n", 0,
 	    NULL, {
@@ -1449,6 +1505,8 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 #define S(x)	((x) != NULL ? (x) : "(null)")
 	if (strcmp(f, "command") == 0)
 		return strdup(S(d->command));
+	if (strcmp(f, "exec") == 0)
+		return strdup(S(d->exec));
 	if (strcmp(f, "description") == 0)
 		return strdup(S(d->description));
 	if (strcmp(f, "schedule") == 0)

@@ -198,6 +198,7 @@ test_copy(void)
 	T_TRUE(zc.user == NULL && zc.home == NULL && zc.shell == NULL);
 	T_EQ_INT(zc.ngroups, 0);
 	priv_cred_free(&zc);
+	priv_cred_free(&z);	/* the last holder (LeakSanitizer) */
 }
 
 /* Child codes of the switch test. */
