@@ -2,15 +2,18 @@
 # Burst dispatch benchmark: N jobs due in the same second, each running a
 # trivial program (stamp) that records its own start, against the physical
 # floor: a loop that only fork+execs (and posix_spawns) the same program
-# N times, and against Debian's cron (bench/cron.sh N, the same stamp, due
-# in the same minute).  Lateness = start stamp - scheduled instant (tickd,
+# N times through /bin/sh -c (rows fork+exec, posix_spawn), the program
+# itself with no shell (row exec: what tickd runs for a command without
+# shell syntax, issue 20) and the same split over two loops at once (row
+# exec2: both cores), and against Debian's cron (bench/cron.sh N, the
+# same stamp, due in the same minute).  Lateness = start stamp - scheduled instant (tickd,
 # cron) or - loop start (floor).  Figures are medians over REPEAT runs,
 # the rows interleaved (one of each per repeat); the ratios are medians of
 # the per-repeat ratios: the machine is shared, and its speed drifts over
 # minutes.  Usage: sh bench/burst.sh [N...];
 # env B, REPEAT, TICKD (another tickd binary), TICKD2 (a second one, row
 # tickd2: two builds compared in one run), ROWS (which of "tickd tickd2
-# fork+exec posix_spawn cron" to run; cron by default only as root with
+# fork+exec posix_spawn exec exec2 cron" to run; cron by default only as root with
 # /usr/sbin/cron (make deps-bench): it takes a minute or more per run),
 # CRON (cron's binary, for cron.sh).
 set -eu
@@ -19,9 +22,9 @@ B=${B:-build}
 REPEAT=${REPEAT:-3}
 sizes=${*:-10 100 1000}
 if [ "$(id -u)" -eq 0 ] && [ -x "${CRON:-/usr/sbin/cron}" ]; then
-	rows=${ROWS:-tickd fork+exec posix_spawn cron}
+	rows=${ROWS:-tickd fork+exec posix_spawn exec exec2 cron}
 else
-	rows=${ROWS:-tickd fork+exec posix_spawn}
+	rows=${ROWS:-tickd fork+exec posix_spawn exec exec2}
 fi
 tickd=${TICKD:-$PWD/$B/tickd}
 stamp=$PWD/$B/bench/stamp
@@ -54,11 +57,16 @@ run_tickd() {	# n binary -> "p50 p99 max first last count cpu_ms spawn_ms"
 run_floor() {	# n mode -> "p50 p99 max first last count - -"
 	n=$1 mode=$2 f=$work/floor$n$mode
 	rm -f "$f"
-	if [ "$mode" = spawn ]; then
-		t0=$("$forkloop" -s "$n" /bin/sh -c "$stamp $f")
-	else
-		t0=$("$forkloop" "$n" /bin/sh -c "$stamp $f")
-	fi
+	case $mode in
+	spawn)	t0=$("$forkloop" -s "$n" /bin/sh -c "$stamp $f") ;;
+	exec)	t0=$("$forkloop" -s "$n" "$stamp" "$f") ;;
+	exec2)	# Two loops at once, half each; measured from the first start.
+		"$forkloop" -s $((n / 2)) "$stamp" "$f" > "$f.t1" &
+		"$forkloop" -s $((n - n / 2)) "$stamp" "$f" > "$f.t2"
+		wait $!
+		t0=$(sort -n "$f.t1" "$f.t2" | head -n 1) ;;
+	*)	t0=$("$forkloop" "$n" /bin/sh -c "$stamp $f") ;;
+	esac
 	echo "$(lat_stats "$f" "$t0") - -"
 }
 
@@ -87,6 +95,8 @@ for n in $sizes; do
 			tickd2)		run_tickd "$n" "${TICKD2:?TICKD2 unset}" ;;
 			fork+exec)	run_floor "$n" fork ;;
 			posix_spawn)	run_floor "$n" spawn ;;
+			exec)		run_floor "$n" exec ;;
+			exec2)		run_floor "$n" exec2 ;;
 			cron)		run_cron "$n" ;;
 			*)		echo "burst.sh: unknown row $what" >&2
 					exit 2 ;;
@@ -102,7 +112,7 @@ for n in $sizes; do
 		    "$(col_median "$f" 8)" "$(col_median "$f" 7)"
 	done
 	line=
-	for other in tickd2 fork+exec cron; do
+	for other in tickd2 fork+exec exec exec2 cron; do
 		case " $rows " in *" tickd "*) ;; *) continue ;; esac
 		case " $rows " in *" $other "*) ;; *) continue ;; esac
 		# Fields 2 and 10: the p99 of tickd and of the other row.
@@ -115,4 +125,5 @@ for n in $sizes; do
 done
 cat "$work/ratios"
 echo "(median of $REPEAT interleaved runs; ratios: median of the per-run ratios;" \
-    "each program run through /bin/sh -c as tickd does)"
+    "fork+exec and posix_spawn run /bin/sh -c PROGRAM, exec and exec2 the program;" \
+    "tickd runs the jobs' command, which has no shell syntax, directly)"
