@@ -12,6 +12,10 @@ for s in zz-tg-main zz-tg-child zz-tg-esc zz-tg-orphan zz-ti zz-tk zz-tc zz-tcm 
 	sleeper $s
 done
 
+# The daemon first, the jobs by a reload: due 2 s after that, not after a
+# start that a loaded host may stretch past their instant (a new job's
+# instant that passed before its daemon read it is not run).
+daemon_start
 t0=$(($(now) + 2 + slow))
 tgt=$((3 * slow))	# tg's timeout: long enough to look at its processes
 write_job timeout.job <<EOF2
@@ -81,7 +85,7 @@ fi
 for i in $(seq 10 39); do
 	printf '[fill%s]\nschedule = %s\ncommand = true\n\n' "$i" "$(at_cron "$t0")"
 done | write_job fill.job
-daemon_start
+ctl reload >/dev/null || fail "tickctl reload"
 wait_for "tg's processes" 10 eval '[ -n "$(procs zz-tg-main)" ] &&
     [ -n "$(procs zz-tg-child)" ] && [ -n "$(procs zz-tg-esc)" ] &&
     [ -n "$(procs zz-tg-orphan)" ]'

@@ -26,8 +26,12 @@ done
 clean=
 [ "$mode" = cgroup ] && clean="setsid env -i @DIR@/zz-tg-clean 300 & "
 
-t0=$(($(now) + 2 + slow))
 write_conf "log_level = debug"
+# The daemon first, the jobs by a reload: due 2 s after that, not after a
+# start that a loaded host may stretch past their instant (a new job's
+# instant that passed before its daemon read it is not run).
+daemon_start
+t0=$(($(now) + 2 + slow))
 write_job stop.job <<EOF2
 [tg]
 schedule = $(at_cron "$t0")
@@ -66,7 +70,7 @@ command = exec @DIR@/zz-ru 300
 schedule = $(at_cron "$t0")
 command = i=0; while [ \$i -lt 300000 ]; do i=\$((i + 1)); done
 EOF2
-daemon_start
+ctl reload >/dev/null || fail "tickctl reload"
 wait_for "tg's processes" $((t0 - $(now) + 10)) eval '[ -n "$(procs zz-tg-main)" ] &&
     [ -n "$(procs zz-tg-child)" ] && [ -n "$(procs zz-tg-esc)" ] &&
     [ -n "$(procs zz-tg-orphan)" ] && { [ -z "$clean" ] ||
