@@ -585,7 +585,7 @@ server_cause_job(const struct conf *c, const char *cause)
 	for (i = 0; i < c->njobs + c->nbad_ids; i++) {
 		if (i < c->njobs) {
 			id = c->jobs[i]->id;
-			where = c->jobs[i]->file;	/* its line: line */
+			where = c->jobs[i]->file;	/* its line is ->line */
 		} else {
 			id = c->bad_ids[i - c->njobs];
 			where = c->bad_where[i - c->njobs];
