@@ -68,68 +68,64 @@ server_wait_timer(struct ev_loop *loop, ev_timer *w)
 	return 0;
 }
 
-/* A run's timers; the seconds until the first is due. */
-static double
-server_wait_run(struct ev_loop *loop, struct run *r)
-{
-	return fmin(server_wait_timer(loop, &r->timeout_w),
-	    server_wait_timer(loop, &r->kill_w));
-}
-
-/* Add a run's open output descriptors to the poll set. */
+/* Add a descriptor to the poll set, for a run's output (or NULL). */
 static void
-server_wait_add(struct server *s, struct run *r)
+server_wait_push(struct server *s, int fd, short events, struct run *r)
 {
-	int stream, fd;
-
-	for (stream = 1; stream <= 2; stream++) {
-		if ((fd = runner_out_fd(r, stream)) == -1)
-			continue;
-		if (s->nwait == s->wait_cap) {
-			s->wait_cap = s->wait_cap * 2 + 16;
-			s->wait_fds = xreallocarray(s->wait_fds, s->wait_cap,
-			    sizeof *s->wait_fds);
-			s->wait_runs = xreallocarray(s->wait_runs,
-			    s->wait_cap, sizeof *s->wait_runs);
-		}
-		s->wait_fds[s->nwait].fd = fd;
-		s->wait_fds[s->nwait].events = POLLIN;
-		s->wait_fds[s->nwait].revents = 0;
-		s->wait_runs[s->nwait++] = r;
+	if (s->nwait == s->wait_cap) {
+		s->wait_cap = s->wait_cap * 2 + 16;
+		s->wait_fds = xreallocarray(s->wait_fds, s->wait_cap,
+		    sizeof *s->wait_fds);
+		s->wait_runs = xreallocarray(s->wait_runs, s->wait_cap,
+		    sizeof *s->wait_runs);
 	}
+	s->wait_fds[s->nwait].fd = fd;
+	s->wait_fds[s->nwait].events = events;
+	s->wait_fds[s->nwait].revents = 0;
+	s->wait_runs[s->nwait++] = r;
 }
 
 /*
- * One round: fire what is due, gather the runs' output descriptors after
- * the store's (slot 0).  The seconds until the next timer is due; 0 when
- * one fired (its callback may have armed another: look again).
+ * The runs of a list: fire their due timers, add their open output.  The
+ * seconds until the first of their timers is due, at most next.
  */
 static double
-server_wait_round(struct server *s)
+server_wait_runs(struct server *s, struct run *r, double next)
 {
-	struct run	*r;
-	double		 next;
-	size_t		 i;
+	int stream, fd;
+
+	for (; r != NULL; r = r->next_in_job) {
+		next = fmin(next, fmin(server_wait_timer(s->loop,
+		    &r->timeout_w), server_wait_timer(s->loop, &r->kill_w)));
+		for (stream = 1; stream <= 2; stream++)
+			if ((fd = runner_out_fd(r, stream)) != -1)
+				server_wait_push(s, fd, POLLIN, r);
+	}
+	return next;
+}
+
+/*
+ * One round: fire what is due and make the poll set, the store's socket
+ * (slot 0) then the runs' output.  The seconds until the next timer is
+ * due; 0 when one fired (its callback may have armed another: look
+ * again).
+ */
+static double
+server_wait_round(struct server *s, int fd, short events)
+{
+	double	next;
+	size_t	i;
 
 	ev_now_update(s->loop);
 	next = fmin(server_wait_timer(s->loop, &s->watchdog_w),
 	    server_wait_timer(s->loop, &s->kill_w));
-	s->nwait = 1;
+	s->nwait = 0;
+	server_wait_push(s, fd, events, NULL);
 	for (i = 0; i < s->njobs; i++)
-		for (r = s->jobs[i]->runs; r != NULL; r = r->next_in_job) {
-			next = fmin(next, server_wait_run(s->loop, r));
-			server_wait_add(s, r);
-		}
+		next = server_wait_runs(s, s->jobs[i]->runs, next);
 	for (i = 0; i < s->ngone; i++)
-		for (r = s->gone[i]->runs; r != NULL; r = r->next_in_job) {
-			next = fmin(next, server_wait_run(s->loop, r));
-			server_wait_add(s, r);
-		}
-	for (r = s->hooks; r != NULL; r = r->next_in_job) {
-		next = fmin(next, server_wait_run(s->loop, r));
-		server_wait_add(s, r);
-	}
-	return next;
+		next = server_wait_runs(s, s->gone[i]->runs, next);
+	return server_wait_runs(s, s->hooks, next);
 }
 
 /*
@@ -155,21 +151,12 @@ server_wait(void *arg, int fd, short events, int64_t end)
 	} while (rc == -1 && errno == EINTR);
 	if (rc != 0)
 		return rc > 0 ? 0 : -1;
-	if (s->wait_cap == 0) {
-		s->wait_cap = 16;
-		s->wait_fds = xreallocarray(NULL, s->wait_cap,
-		    sizeof *s->wait_fds);
-		s->wait_runs = xreallocarray(NULL, s->wait_cap,
-		    sizeof *s->wait_runs);
-	}
 	for (;;) {
-		next = server_wait_round(s);	/* 0: one fired, look again */
+		next = server_wait_round(s, fd, events);  /* 0: look again */
 		if ((left = end - clock_mono_ms()) < 0)
 			left = 0;
 		if (next * 1000 < (double)left)
 			left = (int64_t)ceil(next * 1000);
-		s->wait_fds[0] = one;
-		s->wait_fds[0].revents = 0;
 		rc = poll(s->wait_fds, s->nwait, left > INT32_MAX ?
 		    INT32_MAX : (int)left);
 		if (rc == -1 && errno != EINTR)
