@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STORE_SCHEMA_VERSION	7
+#define STORE_SCHEMA_VERSION	8
 #define STORE_RUN_ID_MAX	128
 #define STORE_COPY_TABLES	4	/* jobs, runs, attempts, decisions */
 #define STORE_TOKEN_MAX		40	/* an invocation id, a boot id */

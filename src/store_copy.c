@@ -61,8 +61,8 @@ static const struct {
 	    "overdue_alerted, watch_since", "ttiitiii", "job" },
 	{ "runs", "id, run_id, job, scheduled_at, origin, trigger, status, "
 	    "reason, attempts, owner, lease_until, created_at, started_at, "
-	    "finished_at, exit_status, signal, retry_at, detail",
-	    "ittittttitiiiiiiit", "id" },
+	    "finished_at, exit_status, signal, retry_at, detail, parent, shard, "
+	    "shards, checkpoint", "ittittttitiiiiiiitiitb", "id" },
 	{ "attempts", "run, attempt, trigger, pid, pid_start, started_at, "
 	    "finished_at, lateness_ms, duration_ms, exit_status, signal, "
 	    "outcome, error, output_tail, invocation, boot_id, cgroup, "
@@ -236,6 +236,8 @@ store_copy_table(struct db *src, struct db *dst, size_t k, const char *owner,
 		runs = 1;
 		col_status = 6;
 		col_owner = 9;
+		if (map != NULL)
+			col_run = 18;	/* a shard's instance, copied first */
 	}
 	if (map != NULL && (runs || strcmp(table, "decisions") == 0))
 		first = 1;		/* the destination numbers them */

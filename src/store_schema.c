@@ -136,6 +136,21 @@ const char *const store_schema[] = {
 	"ALTER TABLE attempts ADD COLUMN usage_source TEXT;",
 	/* 6 -> 7: nothing on one host (node_jobs is a shared database's). */
 	"",
+	/*
+	 * 7 -> 8: batches.  A shard is a row of runs under its instance
+	 * (parent), claimed, leased and retried like any instance: origin
+	 * "ORIGIN#I", run id "RUN_ID#I".  On an instance, shards is its
+	 * recorded parameter list (one per line, set when the batch begins:
+	 * a retry or a resume never reads it again); on a shard, its own
+	 * parameter.  checkpoint: the shard's TICKD_CHECKPOINT as last saved.
+	 */
+	"ALTER TABLE runs ADD COLUMN parent INTEGER REFERENCES runs (id) "
+	"  ON DELETE CASCADE;"
+	"ALTER TABLE runs ADD COLUMN shard INTEGER;"
+	"ALTER TABLE runs ADD COLUMN shards TEXT;"
+	"ALTER TABLE runs ADD COLUMN checkpoint BLOB;"
+	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS NOT "
+	"  NULL;",
 };
 
 const size_t store_schema_steps = sizeof store_schema /
@@ -252,6 +267,14 @@ const char *const store_schema_pg[] = {
 	"  node text NOT NULL,"			/* who asked */
 	"  asked_at bigint NOT NULL"
 	");",
+	/* 7 -> 8: batches, as on one host. */
+	"ALTER TABLE runs ADD COLUMN parent bigint REFERENCES runs (id) "
+	"  ON DELETE CASCADE;"
+	"ALTER TABLE runs ADD COLUMN shard integer;"
+	"ALTER TABLE runs ADD COLUMN shards text;"
+	"ALTER TABLE runs ADD COLUMN checkpoint bytea;"
+	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS NOT "
+	"  NULL;",
 };
 
 const size_t store_schema_pg_steps = sizeof store_schema_pg /

@@ -28,7 +28,7 @@ printf '%s\n' "$out" | grep -E 'gave up|reconnected|failed after|answered in'
 expect_match "test_db ran on PostgreSQL" "$(printf '%s\n' "$out" | tail -n 1)" \
     "* checks, 0 failed"
 expect_eq "the schema's version" "$(pg_sql "SELECT value FROM meta
-    WHERE key = 'schema_version'")" 7
+    WHERE key = 'schema_version'")" 8
 expect_eq "the claim's row" "$(pg_sql "SELECT run_id, status, attempts
     FROM runs")" "j@2027-03-14T07:00:00Z|succeeded|1"
 expect_eq "the output tail, bytes as written" "$(pg_sql "SELECT

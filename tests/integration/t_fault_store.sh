@@ -313,7 +313,7 @@ damage() {
 		    INSERT INTO notes VALUES ('mine')" ;;
 	foreign7)
 		sqlite3 "$db" "CREATE TABLE notes (t TEXT);
-		    PRAGMA user_version = 8" ;;
+		    PRAGMA user_version = 9" ;;
 	esac
 }
 n_ran=$(lines "$dir/tick.out")

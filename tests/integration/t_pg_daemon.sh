@@ -42,7 +42,7 @@ log_has "job ghost: run ghost@2026-01-01T00:00:00Z attempt 1: its claim was comm
 run_cmd ctl status
 expect_eq "status: exit" "$rc" 0
 expect_match "status: the daemon and the server" "$out" "daemon   running, pid $tickd_pid, since *
-state    $PG_DSN (schema 7)*"
+state    $PG_DSN (schema 8)*"
 run_cmd ctl history tick
 expect_eq "history: exit" "$rc" 0
 # (The newest may be running still.)
@@ -111,17 +111,19 @@ expect_eq "every attempt recorded its start (but the ghost's first)" \
     "$(pg_sql "SELECT count(*) FROM attempts WHERE pid IS NULL OR
     started_at IS NULL")" 1
 
-# A database of schema 6 (before node_jobs and run_stops) is brought to 7
+# A database of schema 6 (before node_jobs, run_stops and batches) is brought to 8
 # at the start.
-pg_sql "DROP TABLE node_jobs, run_stops; UPDATE meta SET value = '6' WHERE
+pg_sql "DROP TABLE node_jobs, run_stops; ALTER TABLE runs DROP COLUMN parent,
+    DROP COLUMN shard, DROP COLUMN shards, DROP COLUMN checkpoint;
+    UPDATE meta SET value = '6' WHERE
     key = 'schema_version'" >/dev/null
 daemon_start
 n=$(lines "$dir/out")
 wait_for "runs after the migration" 10 eval \
     '[ "$(lines "$dir/out")" -ge $((n + 2)) ]'
-expect_eq "schema 7, node_jobs written" "$(pg_sql "SELECT value FROM meta
+expect_eq "schema 8, node_jobs written" "$(pg_sql "SELECT value FROM meta
     WHERE key = 'schema_version'"; pg_sql "SELECT count(*) FROM node_jobs")" \
-    "7
+    "8
 2"
 daemon_stop_ok
 

@@ -189,7 +189,7 @@ claim(struct store *s, const char *job, int64_t when, const char *origin,
 }
 
 static const struct sql_check schema_checks[] = {
-	{ "PRAGMA user_version", "7" },
+	{ "PRAGMA user_version", "8" },
 	{ "PRAGMA journal_mode", "wal" },
 	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
 	    "sqlite_master WHERE type = 'table' ORDER BY name)",
@@ -254,12 +254,12 @@ test_open(void)
 	if ((s = fresh(path, sizeof path)) == NULL)
 		return;
 	store_close(s);
-	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 8"), 0);
+	T_EQ_INT(exec_sql(path, "PRAGMA user_version = 9"), 0);
 	cause = NULL;
 	s = store_open(path, 0, &cause);
 	T_TRUE(s == NULL);
-	(void)snprintf(want, sizeof want, "%s: schema version 8 is newer than "
-	    "this tickd understands (7): downgrade is not supported", path);
+	(void)snprintf(want, sizeof want, "%s: schema version 9 is newer than "
+	    "this tickd understands (8): downgrade is not supported", path);
 	T_EQ_STR(cause, want);
 	free(cause);
 	store_close(s);
@@ -1221,7 +1221,7 @@ static const char *const v1_rows =
     "  'coalesced', 1805000000, 1805003600, 2, 8);";
 
 static const struct sql_check migrate_checks[] = {
-	{ "PRAGMA user_version", "7" },
+	{ "PRAGMA user_version", "8" },
 	/* The old rows, intact. */
 	{ "SELECT group_concat(id || ' ' || run_id || ' ' || status || ' ' || "
 	    "attempts || ' ' || coalesce(owner, 'NULL') || ' ' || "
