@@ -1524,6 +1524,8 @@ job_def_free(struct job_def *d)
 	free(d->workdir);
 	free(d->retry_on_exit);
 	free(d->on_failure);
+	free(d->shards);
+	free(d->shards_from);
 	for (i = 0; i < d->nenv; i++)
 		free(d->env[i]);
 	free(d->env);
@@ -1691,6 +1693,49 @@ conf_sec_text(const struct conf_sec *s, char *text)
 }
 
 /*
+ * A batch's keys: shards or shards_from (one), a list that parses, and
+ * shard_parallel and batch_timeout only with one of them.  Returns the
+ * number of causes added.
+ */
+static int
+conf_batch_check(const struct job_def *d, const struct conf_sec *s,
+    const char *file, struct conf_causes *causes)
+{
+	static const char *const alone[] = { "shard_parallel",
+	    "batch_timeout" };
+	char	*list, *cause;
+	size_t	 i;
+	int	 bad = 0;
+
+	if (d->shards != NULL && d->shards_from != NULL) {
+		conf_causes_add(causes, "%s:%d: shards_from: job \"%s\" has "
+		    "shards too (line %d): one of them only", file,
+		    conf_key_line(s, "shards_from"), s->name,
+		    conf_key_line(s, "shards"));
+		bad++;
+	}
+	if (d->shards != NULL) {
+		if (policy_shards_list(d->shards, &list, &cause) == -1) {
+			conf_causes_add(causes, "%s:%d: shards: %s", file,
+			    conf_key_line(s, "shards"), cause);
+			free(cause);
+			bad++;
+		} else
+			free(list);
+	}
+	for (i = 0; d->shards == NULL && d->shards_from == NULL &&
+	    i < sizeof alone / sizeof alone[0]; i++) {
+		if (conf_key_line(s, alone[i]) != s->line) {
+			conf_causes_add(causes, "%s:%d: %s: job \"%s\" is not "
+			    "a batch (no shards or shards_from)", file,
+			    conf_key_line(s, alone[i]), alone[i], s->name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
  * Build and validate the job of one section.  Returns the job, or NULL
  * when it has any problem (each one added to causes).
  */
@@ -1752,6 +1797,8 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 		    "needs a command (or an exec)", file, s->line, s->name);
 		bad++;
 	}
+
+	bad += conf_batch_check(d, s, file, causes);
 
 	/* The zone: the job's own, else the daemon's default. */
 	zone = d->timezone != NULL ? d->timezone : c->timezone;

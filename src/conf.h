@@ -83,6 +83,10 @@ struct job_def {
 	int64_t			 timeout;	/* seconds, 0: none */
 	int64_t			 kill_grace;	/* seconds */
 	char			*on_failure;	/* command, or NULL */
+	char			*shards;	/* a batch: "N" or "a, b", */
+	char			*shards_from;	/* or a command; or neither */
+	int64_t			 shard_parallel; /* 0: all at once */
+	int64_t			 batch_timeout;	/* seconds, 0: none */
 	int64_t			 on_failure_timeout;
 	int64_t			 expect_success_within; /* seconds, 0: none */
 	int64_t			 output_keep;	/* bytes of output kept */

@@ -128,6 +128,18 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_JOB, "recover", CONF_T_RECOVER, 0, 0, "rerun", 0,
 	    J(recover), "an instance interrupted by a tickd crash: rerun or "
 	    "abandon" },
+	{ CONF_SEC_JOB, "shards", CONF_T_STRING, 0, 0, NULL, 0, J(shards),
+	    "a batch: N shards (0..N-1), or a list of their parameters "
+	    "(a, b, c)" },
+	{ CONF_SEC_JOB, "shards_from", CONF_T_COMMAND, 0, 0, NULL, 0,
+	    J(shards_from), "a batch: a command printing one shard's "
+	    "parameter per line, run once per instance" },
+	{ CONF_SEC_JOB, "shard_parallel", CONF_T_COUNT, 1, 10000, NULL, 0,
+	    J(shard_parallel), "shards of one instance running at most at "
+	    "once (default: all)" },
+	{ CONF_SEC_JOB, "batch_timeout", CONF_T_DURATION, 0, SECS(86400) * 30,
+	    "0", 0, J(batch_timeout), "longest run of a batch instance, its "
+	    "shards stopped after it (0: none)" },
 	{ CONF_SEC_JOB, "on_failure", CONF_T_COMMAND, 0, 0, NULL, 0,
 	    J(on_failure), "command run once per failed or dead instance" },
 	{ CONF_SEC_JOB, "on_failure_timeout", CONF_T_DURATION, SECS(1),

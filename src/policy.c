@@ -20,9 +20,14 @@
  * last, count), never listed, so a job every second that was down for a
  * month costs one pass and no memory; the count stops at POLICY_SCAN_MAX.
  *
+ * policy_shards_list and policy_shards_from make the shard list of a
+ * batch (shards = N or a list; a shards_from command's output) in the
+ * form recorded with its instance: one parameter per line.
+ *
  * DIAGNOSTICS: none; pure functions.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -151,6 +156,179 @@ policy_exit_codes_parse(const char *s, uint8_t bits[32], int *any,
 			return -1;
 		}
 	}
+}
+
+/* Append one parameter and its newline to *out (len, cap). */
+static void
+policy_shard_add(char **out, size_t *len, size_t *cap, const char *p,
+    size_t n)
+{
+	if (*len + n + 2 > *cap) {
+		*cap = (*len + n + 2) * 2;
+		*out = xreallocarray(*out, *cap, 1);
+	}
+	memcpy(*out + *len, p, n);
+	*len += n;
+	(*out)[(*len)++] = '\n';
+	(*out)[*len] = '\0';
+}
+
+/* The list's last newline goes: "a\nb", as recorded. */
+static int
+policy_shards_done(char *out, size_t len, int n)
+{
+	if (len > 0)
+		out[len - 1] = '\0';
+	return n;
+}
+
+/*
+ * The shards of `shards = N` (indexes 0..N-1, each its own parameter) or
+ * `shards = a, b, c` (items trimmed; none empty, none repeated), one
+ * parameter per line in *out (allocated).  Returns how many, or -1 with
+ * *cause.
+ */
+int
+policy_shards_list(const char *spec, char **out, char **cause)
+{
+	const char	*p = spec, *q, *e;
+	char		*end, num[24];
+	size_t		 len = 0, cap = 0, i, k;
+	long		 v;
+	int		 n = 0;
+
+	*out = NULL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	v = strtol(p, &end, 10);
+	if (end != p && end[strspn(end, " \t")] == '\0') {
+		if (v < 1 || v > POLICY_SHARDS_MAX) {
+			*cause = xasprintf("%ld shards: from 1 to %d", v,
+			    POLICY_SHARDS_MAX);
+			return -1;
+		}
+		for (i = 0; i < (size_t)v; i++) {
+			k = (size_t)snprintf(num, sizeof num, "%zu", i);
+			policy_shard_add(out, &len, &cap, num, k);
+		}
+		return policy_shards_done(*out, len, (int)v);
+	}
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		q = strchr(p, ',');
+		e = q != NULL ? q : p + strlen(p);
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		if (e == p) {
+			*cause = xasprintf("\"%s\": an empty shard in the "
+			    "list", spec);
+			goto fail;
+		}
+		if ((size_t)(e - p) > POLICY_SHARD_MAX) {
+			*cause = xasprintf("shard %d: longer than %d bytes", n,
+			    POLICY_SHARD_MAX);
+			goto fail;
+		}
+		if (++n > POLICY_SHARDS_MAX) {
+			*cause = xasprintf("more than %d shards",
+			    POLICY_SHARDS_MAX);
+			goto fail;
+		}
+		/* A repeated name would give two shards one identity. */
+		for (k = 0; k < len; k += strcspn(*out + k, "\n") + 1) {
+			if (strcspn(*out + k, "\n") == (size_t)(e - p) &&
+			    memcmp(*out + k, p, (size_t)(e - p)) == 0) {
+				*cause = xasprintf("\"%.*s\" is in the list "
+				    "twice", (int)(e - p), p);
+				goto fail;
+			}
+		}
+		policy_shard_add(out, &len, &cap, p, (size_t)(e - p));
+		if (q == NULL)
+			return policy_shards_done(*out, len, n);
+		p = q + 1;
+	}
+fail:
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+/*
+ * The shards a shards_from command printed (len bytes of its standard
+ * output): each line that is not blank, without its leading and trailing
+ * blanks (and a CR), in *out as policy_shards_list gives them.  Returns
+ * how many, or -1 with *cause: none, too many, a line too long, a NUL.
+ */
+int
+policy_shards_from(const char *buf, size_t len, char **out, char **cause)
+{
+	const char	*p = buf, *e, *nl, *end = buf + len;
+	size_t		 olen = 0, cap = 0;
+	int		 n = 0;
+
+	*out = NULL;
+	if (memchr(buf, '\0', len) != NULL) {
+		*cause = xstrdup("its output holds a NUL byte");
+		return -1;
+	}
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		e = nl;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t' ||
+		    e[-1] == '\r'))
+			e--;
+		if (e == p)
+			continue;
+		if ((size_t)(e - p) > POLICY_SHARD_MAX) {
+			*cause = xasprintf("line %d is longer than %d bytes",
+			    n + 1, POLICY_SHARD_MAX);
+			goto fail;
+		}
+		if (++n > POLICY_SHARDS_MAX) {
+			*cause = xasprintf("more than %d lines",
+			    POLICY_SHARDS_MAX);
+			goto fail;
+		}
+		policy_shard_add(out, &olen, &cap, p, (size_t)(e - p));
+	}
+	if (n == 0) {
+		*cause = xstrdup("it printed no shard");
+		goto fail;
+	}
+	return policy_shards_done(*out, olen, n);
+fail:
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+/*
+ * A recorded list's parameters: a vector of *n strings, all in one copy
+ * of the list held by the vector's first (free(v[0]), then free(v)).
+ */
+char **
+policy_shards_split(const char *list, int *n)
+{
+	char	**v, *copy = xstrdup(list), *p;
+	int	  k = 1;
+
+	for (p = copy; *p != '\0'; p++)
+		k += *p == '\n';
+	v = xreallocarray(NULL, (size_t)k + 1, sizeof *v);
+	*n = 0;
+	for (p = copy;;) {
+		v[(*n)++] = p;
+		if ((p = strchr(p, '\n')) == NULL)
+			break;
+		*p++ = '\0';
+	}
+	v[*n] = NULL;
+	return v;
 }
 
 /*

@@ -68,6 +68,9 @@ struct policy_due {
 	int64_t		 next;		/* first instant after now, -1: none */
 };
 
+#define POLICY_SHARDS_MAX	10000	/* shards of one instance */
+#define POLICY_SHARD_MAX	1024	/* bytes of one shard's parameter */
+
 int	policy_overlap_parse(const char *, int *);
 int	policy_misfire_parse(const char *, int *);
 int	policy_recover_parse(const char *, int *);
@@ -78,6 +81,9 @@ int	policy_signal_parse(const char *, int *);
 int	policy_exit_codes_parse(const char *, uint8_t [32], int *, char **);
 int	policy_exit_retryable(const uint8_t [32], int, int);
 int64_t	policy_retry_delay(int64_t, int64_t, int);
+int	policy_shards_list(const char *, char **, char **);
+int	policy_shards_from(const char *, size_t, char **, char **);
+char	**policy_shards_split(const char *, int *);
 void	policy_due(const struct schedule *, const struct tz *, enum tz_gap,
 	    enum tz_fold, int64_t, int64_t, int64_t, int, int64_t, int64_t *,
 	    size_t, struct policy_due *);

@@ -625,6 +625,71 @@ test_exit_codes(void)
 	}
 }
 
+/* --- shard lists ------------------------------------------------------ */
+
+struct shards_case {
+	const char	*text;
+	int		 from;		/* shards_from output, not shards = */
+	int		 want;		/* count, -1: refused */
+	const char	*list;		/* as recorded, or the cause */
+	size_t		 len;		/* shards_from's bytes, 0: strlen */
+};
+
+static const struct shards_case shards_cases[] = {
+	{ "1", 0, 1, "0", 0 },
+	{ "3", 0, 3, "0\n1\n2", 0 },
+	{ " 4 ", 0, 4, "0\n1\n2\n3", 0 },
+	{ "10000", 0, 10000, NULL, 0 },
+	{ "0", 0, -1, "0 shards: from 1 to 10000", 0 },
+	{ "10001", 0, -1, "10001 shards: from 1 to 10000", 0 },
+	{ "-2", 0, -1, "-2 shards: from 1 to 10000", 0 },
+	{ "beijing, shanghai,shenzhen", 0, 3, "beijing\nshanghai\nshenzhen", 0 },
+	{ "a b, c", 0, 2, "a b\nc", 0 },
+	{ "eu", 0, 1, "eu", 0 },
+	{ "2027-01, 2027-02", 0, 2, "2027-01\n2027-02", 0 },
+	{ "a,,b", 0, -1, "\"a,,b\": an empty shard in the list", 0 },
+	{ "a,", 0, -1, "\"a,\": an empty shard in the list", 0 },
+	{ ",a", 0, -1, "\",a\": an empty shard in the list", 0 },
+	{ "a, b, a", 0, -1, "\"a\" is in the list twice", 0 },
+	{ "ab, a", 0, 2, "ab\na", 0 },
+	{ "t1\nt2\n", 1, 2, "t1\nt2", 0 },
+	{ "  t1 \r\n\n\t\nt 2\t\n", 1, 2, "t1\nt 2", 0 },
+	{ "only", 1, 1, "only", 0 },
+	{ "", 1, -1, "it printed no shard", 0 },
+	{ "\n \n\r\n", 1, -1, "it printed no shard", 0 },
+	{ "a\nb\0c\n", 1, -1, "its output holds a NUL byte", 6 },
+};
+
+static void
+shards_run(const struct shards_case *c)
+{
+	char	*out = NULL, *cause = NULL, **v;
+	size_t	 len = c->len != 0 ? c->len : strlen(c->text);
+	int	 n, k;
+
+	T_RUN(sub(c->from ? "shards_from" : "shards", c->text));
+	n = c->from ? policy_shards_from(c->text, len, &out, &cause) :
+	    policy_shards_list(c->text, &out, &cause);
+	T_EQ_INT(n, c->want);
+	if (n == -1) {
+		T_TRUE(out == NULL);
+		T_EQ_STR(cause, c->list);
+		free(cause);
+		return;
+	}
+	T_TRUE(cause == NULL);
+	if (c->list != NULL)
+		T_EQ_STR(out, c->list);
+	v = policy_shards_split(out, &k);
+	T_EQ_INT(k, n);
+	T_TRUE(v[k] == NULL);
+	if (c->list == NULL)		/* 10000: the last is its index */
+		T_EQ_STR(v[k - 1], "9999");
+	free(v[0]);
+	free(v);
+	free(out);
+}
+
 /* Whether a failure is retried: retry_on_exit, then exit statuses. */
 struct retryable_case {
 	const char	*codes;
@@ -1459,6 +1524,8 @@ main(void)
 	}
 	for (i = 0; i < sizeof scan_cases / sizeof scan_cases[0]; i++)
 		scan_run(&scan_cases[i]);
+	for (i = 0; i < sizeof shards_cases / sizeof shards_cases[0]; i++)
+		shards_run(&shards_cases[i]);
 	for (i = 0; i < sizeof capped_cases / sizeof capped_cases[0]; i++)
 		capped_run(&capped_cases[i]);
 	for (i = 0; i < sizeof word_cases / sizeof word_cases[0]; i++)
