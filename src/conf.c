@@ -1766,6 +1766,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->line = s->line;
 	d->strict_exec = -1;		/* unset: the daemon's default */
 	d->limits = (struct cgroup_limits)CGROUP_LIMITS_NONE;
+	d->shard_parallel = CGROUP_UNSET;	/* all at once */
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
 	bad += conf_limits_check(c, d, s, file, causes);
 	d->command_line = conf_key_line(s, "command");
