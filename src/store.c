@@ -124,6 +124,24 @@ enum {
 	ST_NODE_DIFF,
 	ST_RUNS_OWNED,
 	ST_RUN_GHOST,
+	ST_RUN_KIND,
+	ST_BATCH_BEGIN,
+	ST_SHARD_INSERT,
+	ST_SHARD_IDS,
+	ST_BATCH_LOCK,
+	ST_BATCH_COUNTS,
+	ST_BATCH_FAILED,
+	ST_BATCH_END,
+	ST_BATCH_ATTEMPT_END,
+	ST_BATCH_FORGET,
+	ST_BATCH_ABANDON,
+	ST_BATCH_REQUEUE,
+	ST_SHARDS_REQUEUE,
+	ST_BATCHES,
+	ST_SHARDS_WAITING,
+	ST_SHARDS_RUNNING,
+	ST_CHECKPOINT_GET,
+	ST_CHECKPOINT_PUT,
 	ST_COUNT
 };
 
@@ -132,7 +150,8 @@ enum {
 	"SELECT r.id, r.run_id, r.job, r.scheduled_at, r.origin, "	\
 	"r.trigger, r.status, r.reason, a.attempt, a.pid, a.pid_start, "\
 	"a.started_at, r.retry_at, a.invocation, a.boot_id, a.cgroup, "	\
-	"r.owner FROM runs r LEFT JOIN attempts a ON a.run = r.id AND "	\
+	"r.owner, r.parent, r.shard, r.shards, r.started_at "		\
+	"FROM runs r LEFT JOIN attempts a ON a.run = r.id AND "		\
 	"a.attempt = r.attempts "
 
 static const char *const store_sql[ST_COUNT] = {
@@ -185,7 +204,8 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_LEASE_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE owner = ?1 "
 	    "AND status = 'running'",
 	[ST_LEASE_TAKE] = "UPDATE runs SET owner = ?1, lease_until = ?2 "
-	    "WHERE status = 'running' AND owner IS DISTINCT FROM ?1",
+	    "WHERE status = 'running' AND owner IS DISTINCT FROM ?1 AND "
+	    "(shards IS NULL OR parent IS NOT NULL)",
 	[ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2) "
 	    "ON CONFLICT (key) DO UPDATE SET value = ?2",
@@ -200,7 +220,8 @@ static const char *const store_sql[ST_COUNT] = {
 	    "'interrupted') RETURNING id",
 	[ST_JOB_IDS] = "SELECT job FROM jobs WHERE sched_hash != "
 	    "'0000000000000000' ORDER BY job",
-	[ST_JOB_LAST_END] = "SELECT max(finished_at) FROM runs WHERE job = ?1",
+	[ST_JOB_LAST_END] = "SELECT max(finished_at) FROM runs WHERE job = ?1 "
+	    "AND parent IS NULL",
 	[ST_RUN_CLAIM_ID] = "UPDATE runs SET status = 'running', "
 	    "reason = NULL, detail = NULL, retry_at = NULL, finished_at = NULL, "
 	    "exit_status = NULL, signal = NULL, trigger = ?2, "
@@ -216,7 +237,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUNS_FOUND] = STORE_FOUND_FROM "WHERE r.status = ?1 "
 	    "ORDER BY r.scheduled_at, r.id",
 	[ST_JOB_LAST_SUCCESS] = "SELECT max(finished_at) FROM runs "
-	    "WHERE job = ?1 AND status = 'succeeded'",
+	    "WHERE job = ?1 AND status = 'succeeded' AND parent IS NULL",
 	[ST_RUN_REQUEUE] = "UPDATE runs SET status = 'queued', reason = "
 	    "'replay', detail = NULL, retry_at = NULL WHERE run_id = ?1 AND "
 	    "status IN ('failed', 'dead') RETURNING id, job, origin, "
@@ -227,15 +248,16 @@ static const char *const store_sql[ST_COUNT] = {
 	 * the newest `keep` (failed and dead ones stay, to be replayed),
 	 * and anything finished or decided before a cut-off.
 	 */
-	[ST_PRUNE_OVER] = "SELECT 1 FROM runs WHERE job = ?1 LIMIT 1 OFFSET ?2",
+	[ST_PRUNE_OVER] = "SELECT 1 FROM runs WHERE job = ?1 AND parent IS NULL "
+	    "LIMIT 1 OFFSET ?2",
 	[ST_PRUNE_JOB] = "DELETE FROM runs WHERE id IN (SELECT id FROM runs "
 	    "WHERE job = ?1 AND status IN ('succeeded', 'skipped', "
-	    "'terminated', 'abandoned', 'unknown') ORDER BY scheduled_at DESC "
-	    "LIMIT ?3 OFFSET ?2)",
+	    "'terminated', 'abandoned', 'unknown') AND parent IS NULL "
+	    "ORDER BY scheduled_at DESC LIMIT ?3 OFFSET ?2)",
 	[ST_PRUNE_AGE] = "DELETE FROM runs WHERE id IN (SELECT id FROM runs "
 	    "WHERE coalesce(finished_at, created_at) < ?1 AND status NOT IN "
 	    "('pending', 'queued', 'running', 'retrying', 'interrupted') "
-	    "LIMIT ?2)",
+	    "AND parent IS NULL LIMIT ?2)",
 	[ST_PRUNE_DECISIONS] = "DELETE FROM decisions WHERE id IN (SELECT id "
 	    "FROM decisions WHERE decided_at < ?1 LIMIT ?2)",
 	[ST_RUN_LAST] = "SELECT max(scheduled_at) FROM runs WHERE job = ?1 "
@@ -255,7 +277,8 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_JOB_LOCK] = "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1",
 	[ST_JOB_ELSEWHERE] = "SELECT count(*) FROM runs WHERE job = ?1 AND "
-	    "status = 'running' AND owner IS DISTINCT FROM ?2",
+	    "status = 'running' AND owner IS DISTINCT FROM ?2 AND "
+	    "parent IS NULL",
 	[ST_RUNS_EXPIRED] = STORE_FOUND_FROM
 	    "WHERE r.status = 'running' AND r.owner IS DISTINCT FROM ?1 AND "
 	    "r.lease_until < ?2 ORDER BY r.scheduled_at, r.id",
@@ -286,6 +309,62 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_ATTEMPT_EXPIRE] = "UPDATE attempts SET finished_at = ?3, "
 	    "outcome = 'interrupted', error = ?4 WHERE run = ?1 AND "
 	    "attempt = ?2 AND finished_at IS NULL",
+	/*
+	 * Batches (store_batch_*): the instance's row gives up its lease
+	 * when its shards are created (they carry their own), and is
+	 * settled by one conditional update once the last one is final.
+	 */
+	[ST_RUN_KIND] = "SELECT id, parent, shard, shards IS NOT NULL "
+	    "FROM runs WHERE run_id = ?1",
+	[ST_BATCH_BEGIN] = "UPDATE runs SET shards = ?2, owner = NULL, "
+	    "lease_until = NULL, started_at = coalesce(started_at, ?4) "
+	    "WHERE id = ?1 AND attempts = ?3 AND status = 'running'",
+	[ST_SHARD_INSERT] = "INSERT INTO runs (run_id, job, scheduled_at, "
+	    "origin, trigger, status, created_at, parent, shard, shards) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9) "
+	    "ON CONFLICT DO NOTHING",
+	[ST_SHARD_IDS] = "SELECT id FROM runs WHERE parent = ?1 ORDER BY shard",
+	[ST_BATCH_LOCK] = "SELECT status, job, run_id, scheduled_at, attempts "
+	    "FROM runs WHERE id = ?1",
+	[ST_BATCH_COUNTS] = "SELECT status, count(*), "
+	    "sum(CASE WHEN reason = 'batch_timeout' THEN 1 ELSE 0 END) "
+	    "FROM runs WHERE parent = ?1 GROUP BY status",
+	[ST_BATCH_FAILED] = "SELECT shard FROM runs WHERE parent = ?1 AND "
+	    "status <> 'succeeded' ORDER BY shard",
+	[ST_BATCH_END] = "UPDATE runs SET status = ?2, reason = ?3, "
+	    "detail = ?4, finished_at = ?5, owner = NULL, lease_until = NULL, "
+	    "retry_at = NULL WHERE id = ?1 AND status = 'running'",
+	[ST_BATCH_ATTEMPT_END] = "UPDATE attempts SET finished_at = ?2, "
+	    "outcome = ?3, started_at = coalesce(started_at, ?2) "
+	    "WHERE run = ?1 AND finished_at IS NULL",
+	[ST_BATCH_FORGET] = "UPDATE runs SET checkpoint = NULL "
+	    "WHERE parent = ?1",
+	[ST_BATCH_ABANDON] = "UPDATE runs SET status = 'abandoned', "
+	    "reason = ?2, detail = ?3, finished_at = ?4, retry_at = NULL "
+	    "WHERE parent = ?1 AND status IN ('queued', 'retrying', "
+	    "'interrupted')",
+	[ST_BATCH_REQUEUE] = "UPDATE runs SET status = 'running', "
+	    "reason = NULL, detail = NULL, finished_at = NULL, owner = NULL, "
+	    "lease_until = NULL WHERE id = ?1 AND status IN ('running', "
+	    "'failed', 'dead')",
+	/* ?2: a shard's index, or -1: every one that did not succeed. */
+	[ST_SHARDS_REQUEUE] = "UPDATE runs SET status = 'queued', "
+	    "reason = 'replay', detail = NULL, retry_at = NULL, "
+	    "finished_at = NULL WHERE parent = ?1 AND (?2 = -1 OR shard = ?2) "
+	    "AND status IN ('failed', 'dead', 'abandoned', 'terminated', "
+	    "'unknown')",
+	/* ?1: an instance, or -1: every batch that runs. */
+	[ST_BATCHES] = STORE_FOUND_FROM "WHERE r.status = 'running' AND "
+	    "r.shards IS NOT NULL AND r.parent IS NULL AND (?1 = -1 OR "
+	    "r.id = ?1) ORDER BY r.id",
+	[ST_SHARDS_WAITING] = STORE_FOUND_FROM "WHERE r.parent = ?1 AND "
+	    "r.status IN ('queued', 'retrying', 'interrupted') "
+	    "ORDER BY r.shard",
+	[ST_SHARDS_RUNNING] = "SELECT count(*) FROM runs WHERE parent = ?1 "
+	    "AND status = 'running'",
+	[ST_CHECKPOINT_GET] = "SELECT checkpoint FROM runs WHERE id = ?1",
+	[ST_CHECKPOINT_PUT] = "UPDATE runs SET checkpoint = ?3 WHERE id = ?1 "
+	    "AND attempts = ?2",
 };
 
 /* The server's clock, in Unix seconds: leases are judged by it. */
@@ -373,7 +452,8 @@ static const struct {
 	    " + (?2 - ?3) WHERE owner = ?1 AND status = 'running'" },
 	{ ST_LEASE_TAKE, "UPDATE runs SET owner = ?1, lease_until = " PG_NOW
 	    " + (?2 - ?3) WHERE status = 'running' AND owner IS DISTINCT FROM "
-	    "?1 AND left(owner, length(?4)) = ?4" },
+	    "?1 AND left(owner, length(?4)) = ?4 AND "
+	    "(shards IS NULL OR parent IS NOT NULL)" },
 	{ ST_SERVER_NOW, "SELECT CAST(floor(extract(epoch FROM "
 	    "clock_timestamp()) * 1000) AS bigint)" },
 	{ ST_NODE_PUT, "INSERT INTO nodes (node, owner, heartbeat_at, "
@@ -404,6 +484,9 @@ static const struct {
 	    "(SELECT job, def_hash FROM node_jobs WHERE node = ?2) b "
 	    "ON a.job = b.job WHERE a.def_hash IS DISTINCT FROM b.def_hash "
 	    "ORDER BY coalesce(a.job, b.job) COLLATE \"C\" LIMIT ?3" },
+	/* A batch's row locked: its shards' ends and claims one at a time. */
+	{ ST_BATCH_LOCK, "SELECT status, job, run_id, scheduled_at, attempts "
+	    "FROM runs WHERE id = ?1 FOR UPDATE" },
 	{ ST_JOB_LOCK, "SELECT sched_hash, planned, paused, boot_id, "
 	    "overdue_alerted, watch_since FROM jobs WHERE job = ?1 "
 	    "FOR UPDATE" },
@@ -1479,6 +1562,10 @@ store_run_skip(struct store *s, const struct store_claim *c)
 	return db_changes(s->db) > 0;
 }
 
+static int	store_batch_lock(struct store *, int64_t,
+		    struct store_settled *);
+static int	store_batch_requeue(struct store *, int64_t, int);
+
 /* Call fn for each row of st (ST_RUNS_FOUND's columns); 0 or -1. */
 static int
 store_found_rows(struct store *s, struct db_stmt *st, store_found_cb fn,
@@ -1505,6 +1592,10 @@ store_found_rows(struct store *s, struct db_stmt *st, store_found_cb fn,
 		f.boot_id = db_column_text(st, 14);
 		f.cgroup = db_column_text(st, 15);
 		f.owner = db_column_text(st, 16);
+		f.parent = db_column_opt(st, 17);
+		f.shard = db_column_null(st, 18) ? -1 : db_column_int(st, 18);
+		f.shards = db_column_text(st, 19);
+		f.run_started_ms = db_column_opt(st, 20);
 		fn(&f, arg);
 	}
 	db_reset(st);
@@ -1630,10 +1721,44 @@ int
 store_run_requeue(struct store *s, const char *run_id,
     struct store_requeued *out, char *buf, size_t len)
 {
-	struct db_stmt	*st = s->st[ST_RUN_REQUEUE];
+	struct db_stmt	*st = s->st[ST_RUN_KIND];
+	struct store_settled b;
 	const char	*text;
-	int		 rc, found = 0;
+	int64_t		 id = -1;
+	int		 rc, found = 0, shard = -1;
 
+	/* A batch, or one of its shards: the shards that did not succeed. */
+	out->batch = 0;
+	db_bind_text(st, 1, run_id);
+	if ((rc = db_step(st)) == DB_ROW && (!db_column_null(st, 1) ||
+	    db_column_int(st, 3))) {
+		id = db_column_null(st, 1) ? db_column_int64(st, 0) :
+		    db_column_int64(st, 1);
+		shard = db_column_null(st, 1) ? -1 : db_column_int(st, 2);
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
+	if (id != -1) {
+		if ((rc = store_batch_requeue(s, id, shard)) == -1 ||
+		    store_batch_lock(s, id, &b) == -1)
+			return -1;
+		if (rc == 0) {
+			(void)snprintf(buf, len, "%s: only failed, dead, "
+			    "abandoned and terminated shards can be replayed",
+			    shard == -1 ? "no shard to replay" :
+			    "the shard is not final or succeeded");
+			return 0;
+		}
+		out->batch = 1;
+		out->rowid = id;
+		(void)snprintf(out->job, sizeof out->job, "%s", b.job);
+		(void)snprintf(out->origin, sizeof out->origin, "%s",
+		    store_run_origin(b.run_id));
+		out->scheduled_at = b.scheduled_at;
+		return 1;
+	}
+	st = s->st[ST_RUN_REQUEUE];
 	db_bind_text(st, 1, run_id);
 	while ((rc = db_step(st)) == DB_ROW) {
 		found = 1;
@@ -1992,4 +2117,348 @@ store_node_gone(struct store *s, const char *node, const char *owner)
 	db_bind_text(st, 1, node);
 	db_bind_text(st, 2, owner);
 	return store_step_done(s, st);
+}
+
+/* --- batches ------------------------------------------------------------- */
+
+/*
+ * Begin a claimed instance's batch, inside the caller's transaction: its
+ * list recorded on its row, which gives up its lease (it has no process:
+ * each shard has its own), and a queued row per shard ("ORIGIN#I", run id
+ * "RUN_ID#I"), unless there already (a resume).  Fenced by the claim's
+ * attempt.  Returns 1 with the shards' row ids in *ids (allocated, in
+ * index order), 0 if the instance is no longer ours, -1.
+ */
+int
+store_batch_begin(struct store *s, const struct store_batch *b,
+    int64_t **ids)
+{
+	struct db_stmt	*st = s->st[ST_BATCH_BEGIN];
+	const char	*p = b->list, *nl;
+	char		 origin[32], run_id[STORE_RUN_ID_MAX + 16], *param;
+	int64_t		*v;
+	int		 i, rc, n = 0;
+
+	*ids = NULL;
+	db_bind_int64(st, 1, b->rowid);
+	db_bind_text(st, 2, b->list);
+	db_bind_int64(st, 3, b->attempt);
+	db_bind_int64(st, 4, b->now_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	if (db_changes(s->db) == 0)
+		return 0;
+	st = s->st[ST_SHARD_INSERT];
+	for (i = 0; i < b->nshards; i++) {
+		nl = strchr(p, '\n');
+		param = nl != NULL ? xstrndup(p, (size_t)(nl - p)) :
+		    xstrdup(p);
+		(void)snprintf(origin, sizeof origin, "%s#%d", b->origin, i);
+		(void)snprintf(run_id, sizeof run_id, "%s#%d", b->run_id, i);
+		db_bind_text(st, 1, run_id);
+		db_bind_text(st, 2, b->job);
+		db_bind_int64(st, 3, b->scheduled_at);
+		db_bind_text(st, 4, origin);
+		db_bind_text(st, 5, b->trigger);
+		db_bind_int64(st, 6, b->now_ms);
+		db_bind_int64(st, 7, b->rowid);
+		db_bind_int64(st, 8, i);
+		db_bind_text(st, 9, param);
+		rc = store_step_done(s, st);
+		free(param);
+		if (rc == -1)
+			return -1;
+		p = nl != NULL ? nl + 1 : p + strlen(p);
+	}
+	st = s->st[ST_SHARD_IDS];
+	v = xreallocarray(NULL, (size_t)b->nshards + 1, sizeof *v);
+	db_bind_int64(st, 1, b->rowid);
+	while ((rc = db_step(st)) == DB_ROW && n < b->nshards)
+		v[n++] = db_column_int64(st, 0);
+	db_reset(st);
+	if ((rc != DB_ROW && rc != DB_DONE) || n != b->nshards) {
+		free(v);
+		if (rc != DB_ROW && rc != DB_DONE)
+			return store_fail(s);
+		s->busy = 0;
+		(void)snprintf(s->err, sizeof s->err, "the batch's shards "
+		    "are not all there (%d of %d)", n, b->nshards);
+		return -1;
+	}
+	*ids = v;
+	return 1;
+}
+
+/* Lock a batch's row (PostgreSQL; SQLite's writer is alone): 1, 0, -1. */
+static int
+store_batch_lock(struct store *s, int64_t rowid, struct store_settled *out)
+{
+	struct db_stmt	*st = s->st[ST_BATCH_LOCK];
+	const char	*t;
+	int		 rc, running = 0;
+
+	db_bind_int64(st, 1, rowid);
+	if ((rc = db_step(st)) == DB_ROW) {
+		t = db_column_text(st, 0);
+		running = t != NULL && strcmp(t, "running") == 0;
+		if (out != NULL) {
+			t = db_column_text(st, 1);
+			(void)snprintf(out->job, sizeof out->job, "%s",
+			    t ? t : "");
+			t = db_column_text(st, 2);
+			(void)snprintf(out->run_id, sizeof out->run_id, "%s",
+			    t ? t : "");
+			out->scheduled_at = db_column_int64(st, 3);
+			out->attempt = db_column_int(st, 4);
+		}
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
+	return running;
+}
+
+/*
+ * How many shards of a running batch run now, its row locked until the
+ * caller's transaction ends (two nodes never both take the last slot of
+ * shard_parallel).  -1 on error; a batch that no longer runs has none
+ * free: INT32_MAX.
+ */
+int
+store_shards_running(struct store *s, int64_t parent)
+{
+	int64_t	v = 0;
+	int	rc;
+
+	if ((rc = store_batch_lock(s, parent, NULL)) != 1)
+		return rc == 0 ? INT32_MAX : -1;
+	db_bind_int64(s->st[ST_SHARDS_RUNNING], 1, parent);
+	if (store_int64(s, s->st[ST_SHARDS_RUNNING], &v) == -1)
+		return -1;
+	return (int)v;
+}
+
+/* The list of failed shards as text ("3 7"), into out->failed. */
+static int
+store_batch_failed(struct store *s, int64_t parent, struct store_settled *out)
+{
+	struct db_stmt	*st = s->st[ST_BATCH_FAILED];
+	size_t		 len = 0, cap = 0;
+	char		 num[16];
+	int		 rc, n;
+
+	db_bind_int64(st, 1, parent);
+	while ((rc = db_step(st)) == DB_ROW) {
+		n = snprintf(num, sizeof num, "%s%d", len > 0 ? " " : "",
+		    db_column_int(st, 0));
+		if (len + (size_t)n + 1 > cap) {
+			cap = (len + (size_t)n + 1) * 2;
+			out->failed = xreallocarray(out->failed, cap, 1);
+		}
+		memcpy(out->failed + len, num, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	db_reset(st);
+	if (rc != DB_DONE)
+		return store_fail(s);
+	return 0;
+}
+
+/*
+ * Settle a batch whose shards are all final, inside the caller's
+ * transaction (after the end of its last shard): its status (succeeded
+ * if every shard did, dead if one is, else failed), reason, detail and
+ * end, its attempt closed, and on success the shards' checkpoints
+ * forgotten.  Its row locked first, so that of two nodes ending its last
+ * two shards the second sees the first's end.  Returns 1 settled here
+ * (*out set: the caller frees out->failed), 0 not (a shard is not final,
+ * or another settled it), -1.
+ */
+int
+store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
+    struct store_settled *out)
+{
+	struct db_stmt	*st;
+	const char	*status, *list;
+	int64_t		 n, timeouts = 0;
+	int		 rc, open = 0, dead = 0, shown;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = store_batch_lock(s, parent, out)) != 1)
+		return rc;
+	st = s->st[ST_BATCH_COUNTS];
+	db_bind_int64(st, 1, parent);
+	while ((rc = db_step(st)) == DB_ROW) {
+		status = db_column_text(st, 0);
+		n = db_column_int64(st, 1);
+		timeouts += db_column_int64(st, 2);
+		out->total += (int)n;
+		if (strcmp(status, "succeeded") == 0)
+			out->succeeded += (int)n;
+		else if (strcmp(status, "dead") == 0)
+			dead += (int)n;
+		else if (strcmp(status, "queued") == 0 ||
+		    strcmp(status, "running") == 0 ||
+		    strcmp(status, "retrying") == 0 ||
+		    strcmp(status, "interrupted") == 0 ||
+		    strcmp(status, "pending") == 0)
+			open += (int)n;
+	}
+	db_reset(st);
+	if (rc != DB_DONE)
+		return store_fail(s);
+	if (open > 0 || out->total == 0)
+		return 0;
+	if (out->succeeded == out->total) {
+		(void)snprintf(out->status, sizeof out->status, "succeeded");
+		(void)snprintf(out->detail, sizeof out->detail, "%d shards "
+		    "succeeded", out->total);
+	} else {
+		if (store_batch_failed(s, parent, out) == -1)
+			return -1;
+		(void)snprintf(out->status, sizeof out->status, "%s",
+		    dead > 0 ? "dead" : "failed");
+		(void)snprintf(out->reason, sizeof out->reason, "%s",
+		    timeouts > 0 ? "batch_timeout" : "shards");
+		list = out->failed != NULL ? out->failed : "";
+		shown = (int)strlen(list) > 120 ? 120 : (int)strlen(list);
+		(void)snprintf(out->detail, sizeof out->detail, "%d of %d "
+		    "shards failed%s: %.*s%s", out->total - out->succeeded,
+		    out->total, timeouts > 0 ? " (batch_timeout)" : dead > 0 ?
+		    " (retries exhausted)" : "", shown, list,
+		    shown < (int)strlen(list) ? " ..." : "");
+	}
+	st = s->st[ST_BATCH_END];
+	db_bind_int64(st, 1, parent);
+	db_bind_text(st, 2, out->status);
+	db_bind_text(st, 3, out->reason[0] != '\0' ? out->reason : NULL);
+	db_bind_text(st, 4, out->detail);
+	db_bind_int64(st, 5, now_ms);
+	if (store_step_done(s, st) == -1)
+		goto fail;
+	st = s->st[ST_BATCH_ATTEMPT_END];
+	db_bind_int64(st, 1, parent);
+	db_bind_int64(st, 2, now_ms);
+	db_bind_text(st, 3, out->status);
+	if (store_step_done(s, st) == -1)
+		goto fail;
+	if (out->failed == NULL) {
+		st = s->st[ST_BATCH_FORGET];
+		db_bind_int64(st, 1, parent);
+		if (store_step_done(s, st) == -1)
+			goto fail;
+	}
+	return 1;
+fail:
+	free(out->failed);
+	out->failed = NULL;
+	return -1;
+}
+
+/*
+ * A batch's waiting shards settle without running (batch_timeout):
+ * abandoned with reason and detail.  Returns how many, or -1.
+ */
+int
+store_batch_abandon(struct store *s, int64_t parent, const char *reason,
+    const char *detail, int64_t now_ms)
+{
+	struct db_stmt *st = s->st[ST_BATCH_ABANDON];
+
+	db_bind_int64(st, 1, parent);
+	db_bind_text(st, 2, reason);
+	db_bind_text(st, 3, detail);
+	db_bind_int64(st, 4, now_ms);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return (int)db_changes(s->db);
+}
+
+/* Call fn for a running batch instance (parent), or each (-1); 0, -1. */
+int
+store_batches(struct store *s, int64_t parent, store_found_cb fn, void *arg)
+{
+	struct db_stmt *st = s->st[ST_BATCHES];
+
+	db_bind_int64(st, 1, parent);
+	return store_found_rows(s, st, fn, arg);
+}
+
+/* Call fn for each waiting shard of a batch, by index; 0 or -1. */
+int
+store_shards_waiting(struct store *s, int64_t parent, store_found_cb fn,
+    void *arg)
+{
+	struct db_stmt *st = s->st[ST_SHARDS_WAITING];
+
+	db_bind_int64(st, 1, parent);
+	return store_found_rows(s, st, fn, arg);
+}
+
+/*
+ * A shard's checkpoint as last saved: 1 with *buf (allocated) and *len,
+ * 0 none, -1.
+ */
+int
+store_checkpoint_get(struct store *s, int64_t rowid, void **buf, size_t *len)
+{
+	struct db_stmt	*st = s->st[ST_CHECKPOINT_GET];
+	const void	*b;
+	int		 rc, found = 0;
+
+	*buf = NULL;
+	*len = 0;
+	db_bind_int64(st, 1, rowid);
+	if ((rc = db_step(st)) == DB_ROW && !db_column_null(st, 0)) {
+		b = db_column_blob(st, 0, len);
+		*buf = xmalloc(*len + 1);
+		if (*len > 0)
+			memcpy(*buf, b, *len);
+		found = 1;
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		free(*buf);
+		*buf = NULL;
+		return store_fail(s);
+	}
+	return found;
+}
+
+/* Save a shard's checkpoint, unless its attempt was taken over; 0, -1. */
+int
+store_checkpoint_put(struct store *s, int64_t rowid, int attempt,
+    const void *buf, size_t len)
+{
+	struct db_stmt *st = s->st[ST_CHECKPOINT_PUT];
+
+	db_bind_int64(st, 1, rowid);
+	db_bind_int64(st, 2, attempt);
+	db_bind_blob(st, 3, buf, len);
+	return store_step_done(s, st);
+}
+
+/*
+ * Replay a batch, inside the caller's transaction: `id` is its row and
+ * `shard` -1 (every shard that did not succeed) or one index.  Its row
+ * runs again (no lease: its shards' claims have them).  Returns how many
+ * shards were requeued, or -1.
+ */
+static int
+store_batch_requeue(struct store *s, int64_t id, int shard)
+{
+	struct db_stmt *st = s->st[ST_SHARDS_REQUEUE];
+	int64_t n;
+
+	db_bind_int64(st, 1, id);
+	db_bind_int64(st, 2, shard);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	if ((n = db_changes(s->db)) == 0)
+		return 0;
+	st = s->st[ST_BATCH_REQUEUE];
+	db_bind_int64(st, 1, id);
+	if (store_step_done(s, st) == -1)
+		return -1;
+	return (int)n;
 }

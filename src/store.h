@@ -83,6 +83,35 @@ struct store_requeued {
 	char	job[STORE_RUN_ID_MAX];
 	char	origin[16];
 	int64_t	scheduled_at;
+	int	batch;		/* a batch: its shards were requeued */
+};
+
+/* The shards of a claimed instance, created (store_batch_begin). */
+struct store_batch {
+	int64_t		 rowid;		/* the instance's row, */
+	int		 attempt;	/* its claim's attempt (the fence) */
+	const char	*job;
+	int64_t		 scheduled_at;
+	const char	*origin;	/* the instance's */
+	const char	*run_id;
+	const char	*trigger;
+	const char	*list;		/* parameters, one per line */
+	int		 nshards;	/* lines of list */
+	int64_t		 now_ms;
+};
+
+/* A batch's end, once its last shard's was (store_batch_settle). */
+struct store_settled {
+	char	 status[16];	/* succeeded, failed, dead */
+	char	 reason[16];	/* shards, batch_timeout; "" */
+	int	 total;
+	int	 succeeded;
+	char	*failed;	/* the others' indexes "3 7", allocated */
+	char	 detail[256];
+	char	 job[STORE_RUN_ID_MAX];
+	char	 run_id[STORE_RUN_ID_MAX];
+	int64_t	 scheduled_at;
+	int	 attempt;
 };
 
 /* The last failure of an instance that waits for its retry. */
@@ -113,6 +142,11 @@ struct store_found {
 	const char	*boot_id;
 	const char	*cgroup;
 	const char	*owner;		/* "NODE:PID" of its lease, or NULL */
+	int64_t		 parent;	/* a shard's instance, -1: none */
+	int		 shard;		/* its index, -1 */
+	const char	*shards;	/* an instance's list, a shard's
+					   parameter, or NULL */
+	int64_t		 run_started_ms; /* the instance's first start */
 };
 
 typedef void (*store_found_cb)(const struct store_found *, void *);
@@ -234,6 +268,20 @@ int		 store_node_jobs(struct store *, const char *,
 		     const struct store_node_job *, size_t);
 int		 store_node_diff(struct store *, const char *, const char *,
 		     int64_t, store_diff_cb, void *);
+int		 store_batch_begin(struct store *, const struct store_batch *,
+		     int64_t **);
+int		 store_batch_settle(struct store *, int64_t, int64_t,
+		     struct store_settled *);
+int		 store_batch_abandon(struct store *, int64_t, const char *,
+		     const char *, int64_t);
+int		 store_batches(struct store *, int64_t, store_found_cb, void *);
+int		 store_shards_waiting(struct store *, int64_t, store_found_cb,
+		     void *);
+int		 store_shards_running(struct store *, int64_t);
+int		 store_checkpoint_get(struct store *, int64_t, void **,
+		     size_t *);
+int		 store_checkpoint_put(struct store *, int64_t, int,
+		     const void *, size_t);
 
 
 #endif /* TICKD_STORE_H */

@@ -150,7 +150,13 @@ const char *const store_schema[] = {
 	"ALTER TABLE runs ADD COLUMN shards TEXT;"
 	"ALTER TABLE runs ADD COLUMN checkpoint BLOB;"
 	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS NOT "
-	"  NULL;",
+	"  NULL;"
+	/* The live batches (a node looks for their waiting shards). */
+	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' AND "
+	"  shards IS NOT NULL AND parent IS NULL;"
+	/* A job's instances, not its shards, from the index alone (prune). */
+	"DROP INDEX runs_job;"
+	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);",
 };
 
 const size_t store_schema_steps = sizeof store_schema /
@@ -274,7 +280,11 @@ const char *const store_schema_pg[] = {
 	"ALTER TABLE runs ADD COLUMN shards text;"
 	"ALTER TABLE runs ADD COLUMN checkpoint bytea;"
 	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS NOT "
-	"  NULL;",
+	"  NULL;"
+	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' AND "
+	"  shards IS NOT NULL AND parent IS NULL;"
+	"DROP INDEX runs_job;"
+	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);",
 };
 
 const size_t store_schema_pg_steps = sizeof store_schema_pg /

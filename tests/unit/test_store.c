@@ -198,7 +198,7 @@ static const struct sql_check schema_checks[] = {
 	    "IN ('runs_job', 'runs_owned', 'decisions_job', "
 	    "'runs_retrying')", "4" },
 	{ "SELECT group_concat(name, ' ') FROM pragma_index_info('runs_job')",
-	    "job scheduled_at status" },
+	    "job scheduled_at status parent" },
 	{ "SELECT count(*) FROM runs", "0" },
 	{ "SELECT group_concat(name, ' ') FROM pragma_table_info('runs') "
 	    "WHERE name IN ('retry_at', 'detail')", "retry_at detail" },
@@ -1249,7 +1249,7 @@ static const struct sql_check migrate_checks[] = {
 	{ "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = "
 	    "'runs_retrying'", "1" },
 	{ "SELECT group_concat(name, ' ') FROM pragma_index_info('runs_job')",
-	    "job scheduled_at status" },
+	    "job scheduled_at status parent" },
 	{ "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master "
 	    "WHERE type = 'index' AND name IN ('runs_active', 'runs_owned'))",
 	    "runs_owned" },
