@@ -63,7 +63,8 @@ DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 		  src/db_pg.c src/db_sqlite.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
-		  src/server-cluster.c src/server-run.c src/server-sched.c \
+		  src/server-batch.c src/server-cluster.c src/server-run.c \
+		  src/server-sched.c \
 		  src/server-wait.c src/statelock.c src/store.c src/store_copy.c \
 		  src/store_query.c src/store_schema.c src/track.c \
 		  src/track-cgroup.c src/track-pgrp.c

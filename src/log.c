@@ -299,6 +299,8 @@ log_job_journal(int prio, enum log_event ev, const struct log_job *j,
 	}
 	if (j->attempt != -1)
 		LOG_FIELD("TICKD_ATTEMPT=%d", j->attempt);
+	if (j->shard != -1)
+		LOG_FIELD("TICKD_SHARD_INDEX=%d", j->shard);
 	if (j->trigger != NULL)
 		LOG_FIELD("TICKD_TRIGGER=%s", j->trigger);
 	if (j->pid != -1)

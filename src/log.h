@@ -67,10 +67,11 @@ struct log_job {
 	int64_t		 cpu_system_us;
 	int64_t		 mem_peak;	/* bytes */
 	const char	*cgroup;	/* the attempt's cgroup */
+	int		 shard;		/* a batch's shard index, -1 */
 };
 
 #define LOG_JOB_INIT	{ NULL, NULL, -1, -1, NULL, -1, -1, -1, -1, -1, \
-			  -1, -1, -1, NULL }
+			  -1, -1, -1, NULL, -1 }
 
 extern int log_level;
 

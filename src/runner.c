@@ -216,6 +216,9 @@ runner_new(const char *job, const char *run_id, const char *trigger,
 	r->due_ms = due_ms;
 	r->pid = -1;
 	r->pid_start = -1;
+	r->shard = -1;
+	r->parent = -1;
+	r->ckpt_saved = -1;
 	r->status_fd = r->out.fd = r->err.fd = r->pidfd = -1;
 	r->kill_signal = SIGTERM;
 	r->track = track_current() != NULL ? track_current()->ops :
@@ -239,6 +242,7 @@ runner_log_job(const struct run *r, struct log_job *lj)
 	lj->trigger = r->trigger;
 	lj->pid = r->pid;
 	lj->cgroup = r->cgroup;
+	lj->shard = r->shard;
 }
 
 /* Log the complete lines in an output buffer; with flush, the rest too. */
@@ -341,6 +345,19 @@ runner_tail(const struct run *r, size_t *len)
 	return out;
 }
 
+/* Keep a lister's standard output whole, up to RUNNER_CAPTURE_MAX. */
+static void
+runner_capture(struct run *r, const char *data, size_t n)
+{
+	if (r->capture_len + n > RUNNER_CAPTURE_MAX) {
+		r->capture_over = 1;
+		return;
+	}
+	r->capture = xreallocarray(r->capture, r->capture_len + n + 1, 1);
+	memcpy(r->capture + r->capture_len, data, n);
+	r->capture_len += n;
+}
+
 /*
  * Read what is available on an output stream, up to limit bytes.  Returns
  * 1 at EOF or error (the stream is then closed), else 0.
@@ -371,6 +388,8 @@ runner_out_read(struct run *r, struct runner_out *o, int stream,
 			return 1;
 		}
 		runner_tail_add(r, o->buf + o->len, (size_t)n);
+		if (r->lister && stream == 1)
+			runner_capture(r, o->buf + o->len, (size_t)n);
 		o->len += (size_t)n;
 		total += (size_t)n;
 		runner_out_emit(r, o, stream, 0);
@@ -871,6 +890,8 @@ runner_free(struct run *r)
 	track_cgroup_unfollow(r);
 	runner_close_fds(r);
 	free(r->tail);
+	free(r->capture);
+	free(r->ckpt);
 	free(r->job);
 	free(r->run_id);
 	free(r->trigger);

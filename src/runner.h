@@ -19,6 +19,7 @@
 #include "track.h"
 
 #define RUNNER_PIECE_MAX	4000	/* longest output line logged whole */
+#define RUNNER_CAPTURE_MAX	(4 * 1024 * 1024) /* a lister's stdout */
 
 /* Output of one stream, split into lines of bounded length. */
 struct runner_out {
@@ -82,6 +83,14 @@ struct run {
 	size_t			 tail_cap;	/* output_keep: 0, none kept */
 	size_t			 tail_len;
 	size_t			 tail_head;	/* where the oldest byte is */
+	int			 shard;		/* a batch's shard index, -1 */
+	int64_t			 parent;	/* its instance's row, -1 */
+	int			 lister;	/* a batch's shards_from */
+	int			 capture_over;	/* it wrote over the max */
+	char			*capture;	/* its standard output */
+	size_t			 capture_len;
+	char			*ckpt;		/* a shard's TICKD_CHECKPOINT */
+	int64_t			 ckpt_saved;	/* its mtime (ns) last saved */
 };
 
 /* What to run: prepared by the caller, copied as needed. */

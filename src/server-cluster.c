@@ -160,8 +160,10 @@ server_settle(struct server *s, const struct store_found *f, int ours)
 	    "rerun here (recover = rerun)" : j == NULL ? "abandoned (the job "
 	    "is gone)" : "abandoned (recover = abandon)");
 	if (rerun)
-		server_pend_add(s, j, f->scheduled_at, f->origin, "recover",
-		    f->rowid, f->scheduled_at * 1000);
+		server_pend_found(s, j, f, "recover", f->parent > 0 ? 0 :
+		    f->scheduled_at * 1000);
+	else if (f->parent > 0)
+		server_batch_settle_later(s, f->parent, f->job);
 }
 
 static void
@@ -514,7 +516,8 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (server_cluster_beat(s) == -1 ||
 	    store_runs_expired(s->store, s->owner, server_failover_one,
 	    s) == -1 || store_runs_owned(s->store, s->owner, server_ghost_one,
-	    s) == -1 || server_cluster_pauses(s) == -1) {
+	    s) == -1 || server_cluster_pauses(s) == -1 ||
+	    server_batch_scan(s) == -1) {
 		server_store_trouble(s, "cluster");
 		return;
 	}

@@ -143,7 +143,12 @@ server_ctl_replay(struct server *s, const char *run_id,
 	if (store_commit(s->store) == -1)
 		goto busy;
 	server_store_ok(s);
-	server_pend_add(s, j, q.scheduled_at, q.origin, "replay", q.rowid, 0);
+	/* A batch: followed again, its requeued shards taken. */
+	if (q.batch && server_batch_load(s, q.rowid) == -1)
+		server_store_trouble(s, "replay");
+	else if (!q.batch)
+		server_pend_add(s, j, q.scheduled_at, q.origin, "replay",
+		    q.rowid, 0);
 	if (j->st.paused)
 		control_line(r, "%s is paused: the instance waits for tickctl "
 		    "resume", j->id);

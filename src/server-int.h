@@ -25,6 +25,7 @@
 
 struct envp;
 struct pollfd;
+struct batch;
 
 #define SERVER_KILL_GRACE	10.0	/* seconds from TERM to KILL at stop */
 #define SERVER_RETRY		0.25	/* seconds before retrying the store */
@@ -69,8 +70,9 @@ struct sjob {
 	int64_t			 next_at;	/* next instance, -1: none */
 	int64_t			 due_ms;	/* next_at + random delay */
 	size_t			 hidx;		/* heap slot, or SERVER_NONE */
-	struct run		*runs;		/* live processes */
-	int			 nruns;
+	struct run		*runs;		/* live processes (shards too) */
+	int			 nruns;		/* live instances: processes
+						   but shards, and batches */
 	int			 npending;	/* entries in the pending FIFO */
 	int			 nheld;		/* claimed ahead, held (server_hold) */
 	int			 nelse;		/* running on other nodes, as the
@@ -93,7 +95,8 @@ struct sjob {
 /* A write for the store, done in the next batch transaction. */
 struct wq_item {
 	enum { WQ_STARTED, WQ_END, WQ_DECISION, WQ_JOB, WQ_PRUNE,
-	    WQ_ABANDON, WQ_NOTE } kind;
+	    WQ_ABANDON, WQ_NOTE, WQ_BATCH, WQ_SETTLE, WQ_CHECKPOINT,
+	    WQ_BATCH_STOP } kind;
 	int64_t						 rowid;
 	int						 attempt;
 	pid_t						 pid;
@@ -110,6 +113,11 @@ struct wq_item {
 	char						*job;
 	int64_t						 at;	 /* ABANDON, NOTE */
 	const char					*origin; /* ABANDON, NOTE */
+	char						 obuf[24]; /* a shard's */
+	struct store_batch				 batch;	 /* WQ_BATCH */
+	int64_t						*ids;	 /* its shards' rows */
+	int						 done;	 /* as written: */
+	struct store_settled				 settled; /* SETTLE */
 	struct wq_item					*next;
 };
 
@@ -132,7 +140,35 @@ struct pending {
 	int		 held;		/* noted: its job is paused */
 	const char	*why;		/* dispatch: why it waits */
 	struct store_claimed claimed;
+	int		 shard;		/* a batch's shard: its index, */
+	int64_t		 parent;	/* its instance's row; or -1 */
+	char		 obuf[24];	/* its origin, "schedule#3" */
+	void		*ckpt;		/* its checkpoint, from the store */
+	size_t		 ckpt_len;
 	struct pending	*next;
+};
+
+/*
+ * A batch instance this daemon follows (server-batch.c): one it began,
+ * or found running in the store (a restart, a replay, another node's).
+ * It counts as one running instance of its job (nruns) until its end is
+ * settled; its shards are pending entries and runs like any other, with
+ * their index and its row.
+ */
+struct batch {
+	struct sjob	*j;
+	int64_t		 rowid;		/* the instance's */
+	int64_t		 at;
+	const char	*origin;	/* the instance's (static) */
+	char		*run_id;
+	char		**params;	/* policy_shards_split */
+	int		 nshards;
+	int		 nrun;		/* shard processes here */
+	int		 ready;		/* its shards' rows are committed */
+	int		 seen;		/* in the store's last look */
+	const char	*stop_reason;	/* stopped: batch_timeout, ... */
+	ev_timer	 timeout_w;
+	struct batch	*next;
 };
 
 struct server {
@@ -190,6 +226,8 @@ struct server {
 	struct sjob		**gone;		/* removed, processes left */
 	size_t			  ngone;
 	struct run		 *hooks;	/* on_failure commands running */
+	struct batch		 *batches;	/* followed here */
+	struct wq_item		 *wq_after;	/* written: what follows (batch) */
 	char			 *track_fatal;	/* an unusable [daemon] cgroup */
 	ev_periodic		  wake_w;
 	ev_io			  wake_fd_w;	/* the same moment, wake_fd */
@@ -263,6 +301,8 @@ struct dispatch {
 	size_t		  nkill;
 	struct sjob	**asked;	/* jobs whose runs on other nodes */
 	size_t		  nasked;	/* were asked to stop (replace) */
+	struct sjob	**replaced;	/* jobs whose batches stop (replace) */
+	size_t		  nreplaced;
 	struct pending	**drop;		/* FIFO entries the pass settled: */
 	size_t		  ndrop;	/* replaced, or dead (in dead too) */
 	struct ddead	 *dead;		/* retries settled dead */
@@ -291,6 +331,29 @@ struct server_outcome {
 };
 
 int64_t	server_boot_time(void);
+struct batch *	server_batch_find(const struct server *, int64_t);
+int	server_batch_begin(struct server *, struct sjob *, struct run *);
+void	server_batch_final(struct server *, int64_t, const char *, const struct store_settled *);
+void	server_batch_found(const struct store_found *, void *);
+int	server_batch_listed(struct server *, struct sjob *, struct run *, struct server_outcome *, char **);
+int	server_batch_load(struct server *, int64_t);
+void	server_batch_record(struct server *, struct sjob *, const struct run *, char *, int);
+int	server_batch_scan(struct server *);
+void	server_batch_settle_later(struct server *, int64_t, const char *);
+void	server_batch_stop(struct server *, struct batch *, const char *);
+void	server_batch_written(struct server *, struct wq_item *);
+void	server_ckpt_path(const struct server *, int64_t, int, char *, size_t);
+void	server_ckpt_prepare(struct server *, const struct job_def *, struct run *, const void *, size_t);
+void	server_ckpt_save(struct server *, struct run *, int);
+void	server_ckpt_save_all(struct server *);
+const char *	server_found_trigger(const struct store_found *);
+int	server_is_batch(const struct job_def *);
+const char *	server_origin(const char *);
+void	server_pend_found(struct server *, struct sjob *, const struct store_found *, const char *, int64_t);
+struct pending *	server_pend_shard(struct server *, struct batch *, int, int64_t, const char *, int64_t);
+void	server_pend_soon(struct server *);
+int	server_shard_can_start(const struct server *, const struct pending *, int, int64_t);
+void	server_shard_env(const struct server *, const struct run *, struct envp *);
 int	server_can_start(const struct sjob *, int, int64_t);
 void	server_check_clock(struct server *, int64_t);
 void	server_child_cb(struct ev_loop *, ev_signal *, int);
@@ -328,7 +391,7 @@ void	server_heap_update(struct server *, struct sjob *);
 size_t	server_heap_due(const struct server *, int64_t, size_t);
 size_t	server_room(const struct server *, size_t);
 void	server_slots_check(struct server *);
-void	server_hook(struct server *, struct sjob *, const char *, const char *, int64_t, int64_t, int, int, int, const char *);
+void	server_hook(struct server *, struct sjob *, const char *, const char *, int64_t, int64_t, int, int, int, const char *, const char *, int);
 void	server_hook_done(struct server *, struct run *);
 void	server_identity(struct server *);
 int64_t	server_jitter(int64_t);
@@ -382,7 +445,7 @@ void	server_run_unlink(struct sjob *, struct run *);
 void	server_signal_cb(struct ev_loop *, ev_signal *, int);
 int	server_skip_row(struct server *, struct dispatch *, struct sjob *, int64_t, const char *, const char *, const char *);
 void	server_spawn_failed(struct server *, struct run *, const char *);
-void	server_start(struct server *, struct sjob *, const struct store_claimed *, int64_t, int64_t, const char *);
+void	server_start(struct server *, struct pending *);
 void	server_state_dir(const char *);
 void	server_status(struct server *);
 void	server_stop(struct server *, int);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,27 +125,43 @@ server_timeout_arm(struct server *s, struct run *r, double left, double secs)
 }
 
 /*
- * Fork the process of a claimed instance: at is its instant, due_ms the
- * moment its lateness counts from (the instant, or a manual run's
- * request).
+ * Fork the process of a claimed instance or shard (p, its entry): p->at
+ * is its instant, p->due_ms the moment its lateness counts from (the
+ * instant, a manual run's request, a shard's turn).  A batch's instance
+ * begins its batch instead (server-batch.c): its shards_from command is
+ * its process, or it has none.
  */
 void
-server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
-    int64_t at, int64_t due_ms, const char *trigger)
+server_start(struct server *s, struct pending *p)
 {
+	struct sjob		*j = p->j;
 	const struct job_def	*d = j->def;
+	const struct store_claimed *c = &p->claimed;
 	struct runner_spec	 spec;
 	struct envp		 env;
 	struct run		*r;
 	struct wq_item		*w;
-	char			*cause = NULL;
+	char			*cause = NULL, *id;
 
 	server_test_stop(SERVER_TEST_CLAIM);	/* claimed, not forked */
-	r = runner_new(j->id, c->run_id, trigger, c->rowid, c->attempt, at,
-	    due_ms);
+	/* A shard runs as its instance: TICKD_RUN_ID, the journal. */
+	id = xstrdup(c->run_id);
+	if (p->parent > 0 && strrchr(id, '#') != NULL)
+		*strrchr(id, '#') = '\0';
+	r = runner_new(j->id, id, p->trigger, c->rowid, c->attempt, p->at,
+	    p->due_ms);
+	free(id);
+	r->shard = p->parent > 0 ? p->shard : -1;
+	r->parent = p->parent > 0 ? p->parent : -1;
+	r->owner = j;
 	if (d == NULL) {
 		server_spawn_failed(s, r, "the job was removed from the "
 		    "configuration");
+		runner_free(r);
+		return;
+	}
+	if (r->parent <= 0 && server_is_batch(d) &&
+	    server_batch_begin(s, j, r) == 1) {
 		runner_free(r);
 		return;
 	}
@@ -156,6 +173,13 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	server_env(d, r, &env);
 	spec.command = d->exec != NULL ? d->exec : d->command;
 	spec.exec = d->exec != NULL;
+	if (r->lister) {
+		spec.command = d->shards_from;
+		spec.exec = 0;
+	} else if (r->parent > 0) {
+		server_ckpt_prepare(s, d, r, p->ckpt, p->ckpt_len);
+		server_shard_env(s, r, &env);
+	}
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
@@ -173,7 +197,13 @@ server_start(struct server *s, struct sjob *j, const struct store_claimed *c,
 	envp_free(&env);
 	r->next_in_job = j->runs;
 	j->runs = r;
-	j->nruns++;
+	if (r->parent > 0) {
+		struct batch *b = server_batch_find(s, r->parent);
+
+		if (b != NULL)
+			b->nrun++;
+	} else
+		j->nruns++;
 	j->skips = 0;
 	if (s->nrunning++ == 0) {	/* leases need renewing from now */
 		ev_timer_again(s->loop, &s->lease_w);
@@ -204,11 +234,17 @@ server_run_started(struct run *r, void *arg)
 		return;
 	runner_log_job(r, &lj);
 	lj.lateness_ms = r->started_ms - r->due_ms;
-	log_job(LOG_INFO, LOG_EV_STARTED, &lj, "job %s: run %s attempt %d "
-	    "started, pid %ld, %" PRId64 " ms after its %s (trigger %s)",
-	    r->job, r->run_id, r->attempt, (long)r->pid, lj.lateness_ms,
-	    strcmp(r->trigger, "manual") == 0 ? "request" : "instant",
-	    r->trigger);
+	if (r->parent > 0)
+		log_job(LOG_INFO, LOG_EV_STARTED, &lj, "job %s: run %s shard "
+		    "%d attempt %d started, pid %ld (trigger %s)", r->job,
+		    r->run_id, r->shard, r->attempt, (long)r->pid, r->trigger);
+	else
+		log_job(LOG_INFO, LOG_EV_STARTED, &lj, "job %s: run %s attempt "
+		    "%d started, pid %ld, %" PRId64 " ms after its %s (trigger "
+		    "%s)%s", r->job, r->run_id, r->attempt, (long)r->pid,
+		    lj.lateness_ms, strcmp(r->trigger, "manual") == 0 ?
+		    "request" : "instant", r->trigger, r->lister ?
+		    ": its shards_from command" : "");
 }
 
 /* A random number of milliseconds in [0, max]: retry jitter. */
@@ -378,8 +414,8 @@ server_retry_plan(struct server *s, struct sjob *j, const struct run *r,
 	delay_ms = policy_retry_delay(d->retry_delay, d->retry_delay_max,
 	    r->attempt) * 1000;
 	at = now_ms + delay_ms + server_jitter(delay_ms / 10);
-	if (j->next_at >= 0 && at >= j->due_ms && r->scheduled_at <
-	    j->next_at) {
+	if (r->parent <= 0 && j->next_at >= 0 && at >= j->due_ms &&
+	    r->scheduled_at < j->next_at) {
 		o->status = "dead";
 		(void)snprintf(detail, len, "a retry at %s would overlap the "
 		    "next instance at %s; the last failure: %s",
@@ -399,7 +435,8 @@ server_run_unlink(struct sjob *j, struct run *r)
 	for (rp = &j->runs; *rp != NULL; rp = &(*rp)->next_in_job) {
 		if (*rp == r) {
 			*rp = r->next_in_job;
-			j->nruns--;
+			if (r->parent <= 0)
+				j->nruns--;
 			return;
 		}
 	}
@@ -492,13 +529,14 @@ void
 server_run_end(struct server *s, struct run *r, int linked)
 {
 	struct sjob		 *j = r->owner;
+	struct batch		 *b = NULL;
 	struct wq_item		 *w;
 	struct log_job		  lj;
 	struct server_outcome	  o;
 	int64_t			  now_ms = clock_wall_ms(), retry_at = -1;
 	int64_t			  now_mono = clock_mono_ms(); /* with now_ms */
-	char			  detail[512];
-	int			  prio, ev;
+	char			  detail[512], *list = NULL;
+	int			  prio, ev, nlist = 0;
 
 	if (r->hook) {
 		struct run **rp;
@@ -519,6 +557,9 @@ server_run_end(struct server *s, struct run *r, int linked)
 			ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
+	if (r->parent > 0 && (b = server_batch_find(s, r->parent)) != NULL &&
+	    linked)
+		b->nrun--;
 	if (linked) {
 		server_run_unlink(j, r);
 		if (--s->nrunning == 0) {	/* idle: no wake-ups at all */
@@ -527,6 +568,12 @@ server_run_end(struct server *s, struct run *r, int linked)
 		}
 	}
 	server_classify(s, r, &o);
+	if (r->lister && (nlist = server_batch_listed(s, j, r, &o,
+	    &list)) > 0)
+		o.status = "running";	/* the batch goes on (its record) */
+	/* A stopped batch's shards end there. */
+	if (b != NULL && b->stop_reason != NULL && o.failed)
+		o.reason = b->stop_reason;
 	/*
 	 * Stopped runs leave nothing behind, after their kill_grace; what
 	 * other runs leave (a daemon started on purpose) lives on, and
@@ -546,10 +593,14 @@ server_run_end(struct server *s, struct run *r, int linked)
 	detail[0] = '\0';
 	if (o.failed) {
 		server_throttle_check(s, j, 1, lj.duration_ms);
-		retry_at = server_retry_plan(s, j, r, &o, now_ms, detail,
-		    sizeof detail);
+		if (b == NULL || b->stop_reason == NULL)
+			retry_at = server_retry_plan(s, j, r, &o, now_ms,
+			    detail, sizeof detail);
 		if (retry_at != -1)
 			o.status = "retrying";
+	} else if (r->parent > 0 && strcmp(o.status, "succeeded") == 0) {
+		/* A shard: the instance's success is its batch's. */
+		server_throttle_check(s, j, 0, lj.duration_ms);
 	} else if (strcmp(o.status, "succeeded") == 0) {
 		server_throttle_check(s, j, 0, lj.duration_ms);
 		j->last_success = now_ms;
@@ -590,6 +641,14 @@ server_run_end(struct server *s, struct run *r, int linked)
 		w->detail = xstrdup(detail);
 		w->end.detail = w->detail;
 	}
+	if (list != NULL)		/* after the lister's end */
+		server_batch_record(s, j, r, list, nlist);
+	if (r->parent > 0) {
+		/* Its checkpoint with its end; a success's is no longer. */
+		server_ckpt_save(s, r, 1);
+		if (strcmp(o.status, "succeeded") == 0 && r->ckpt != NULL)
+			(void)unlink(r->ckpt);
+	}
 
 	/* The journal. */
 	prio = LOG_INFO;
@@ -610,39 +669,72 @@ server_run_end(struct server *s, struct run *r, int linked)
 		prio = LOG_WARNING;
 		ev = LOG_EV_FAILED;
 	}
-	if (r->spawn_failed)
-		log_job(prio, ev, &lj, "job %s: run %s: cannot start: %s",
-		    r->job, r->run_id, o.why);
-	else
-		log_job(prio, ev, &lj, "job %s: run %s attempt %d %s (%s) "
-		    "after %" PRId64 " ms", r->job, r->run_id, r->attempt,
-		    r->timed_out && o.failed ? "timed out" : o.status, o.why,
-		    lj.duration_ms);
+	{
+		char what[64];
+
+		if (r->parent > 0)
+			(void)snprintf(what, sizeof what, " shard %d", r->shard);
+		else
+			what[0] = '\0';
+		if (r->spawn_failed)
+			log_job(prio, ev, &lj, "job %s: run %s%s: cannot start: "
+			    "%s", r->job, r->run_id, what, o.why);
+		else if (strcmp(o.status, "running") == 0)
+			log_job(LOG_INFO, LOG_EV_NONE, &lj, "job %s: run %s: its "
+			    "shards_from command listed the shards after %"
+			    PRId64 " ms", r->job, r->run_id, lj.duration_ms);
+		else
+			log_job(prio, ev, &lj, "job %s: run %s%s attempt %d %s "
+			    "(%s) after %" PRId64 " ms", r->job, r->run_id,
+			    what, r->attempt, r->timed_out && o.failed ?
+			    "timed out" : o.status, o.why, lj.duration_ms);
+	}
 	/* Stopped for its lease (server-cluster.c): rerun as if failed over. */
-	if (r->fenced && strcmp(o.status, "interrupted") == 0)
-		server_pend_add(s, j, r->scheduled_at,
-		    store_run_origin(r->run_id), "recover", r->rowid,
-		    r->scheduled_at * 1000);
+	if (r->fenced && strcmp(o.status, "interrupted") == 0) {
+		if (r->parent > 0 && b != NULL)
+			server_pend_shard(s, b, r->shard, r->rowid, "recover",
+			    0);
+		else if (r->parent <= 0)
+			server_pend_add(s, j, r->scheduled_at,
+			    store_run_origin(r->run_id), "recover", r->rowid,
+			    r->scheduled_at * 1000);
+	}
 	if (retry_at != -1) {
 		char when[RFC3339_BUFSZ];
 
 		log_job(LOG_NOTICE, LOG_EV_RETRY, &lj, "job %s: run %s: attempt "
 		    "%d at %s", r->job, r->run_id, r->attempt + 1,
 		    server_when(retry_at / 1000, when, sizeof when));
-		server_pend_add(s, j, r->scheduled_at,
-		    store_run_origin(r->run_id), "retry", r->rowid, retry_at);
+		if (r->parent > 0 && b != NULL)
+			server_pend_shard(s, b, r->shard, r->rowid, "retry",
+			    retry_at);
+		else if (r->parent <= 0)
+			server_pend_add(s, j, r->scheduled_at,
+			    store_run_origin(r->run_id), "retry", r->rowid,
+			    retry_at);
+	} else if (r->parent > 0) {
+		if (strcmp(o.status, "dead") == 0)
+			log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s shard "
+			    "%d is dead: %s", r->job, r->run_id, r->shard,
+			    detail);
+		/* Its batch's end, once every shard's is final. */
+		if (!(r->fenced && strcmp(o.status, "interrupted") == 0))
+			server_batch_settle_later(s, r->parent, j->id);
 	} else if (o.failed) {
 		if (strcmp(o.status, "dead") == 0)
 			log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is "
 			    "dead: %s", r->job, r->run_id, detail);
 		server_hook(s, j, o.status, o.reason, r->rowid,
 		    r->scheduled_at, r->attempt, o.exit_status, o.signal,
-		    r->run_id);
+		    r->run_id, NULL, 0);
 	}
 
-	server_count_end(s, j);
+	/* A shard's or a listed batch's end is not its instance's. */
+	if (r->parent <= 0 && strcmp(o.status, "running") != 0)
+		server_count_end(s, j);
 	if (j->def != NULL && schedule_kind(j->def->schedule) ==
-	    SCHEDULE_AFTER && retry_at == -1) {
+	    SCHEDULE_AFTER && retry_at == -1 && r->parent <= 0 &&
+	    strcmp(o.status, "running") != 0) {
 		j->last_end = now_ms / 1000;
 		server_plan(s, j, now_ms / 1000);
 	}
@@ -666,7 +758,8 @@ server_run_end(struct server *s, struct run *r, int linked)
 void
 server_hook(struct server *s, struct sjob *j, const char *status,
     const char *reason, int64_t rowid, int64_t at, int attempt,
-    int exit_status, int sig, const char *run_id)
+    int exit_status, int sig, const char *run_id, const char *failed,
+    int nshards)
 {
 	const struct job_def	*d = j->def;
 	struct runner_spec	 spec;
@@ -692,6 +785,11 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	envp_set(&env, "TICKD_SIGNAL", sig > 0 ? num : "");
 	envp_set(&env, "TICKD_STATUS", status);
 	envp_set(&env, "TICKD_REASON", reason != NULL ? reason : "");
+	if (failed != NULL) {		/* a batch: which shards failed */
+		envp_set(&env, "TICKD_FAILED_SHARDS", failed);
+		(void)snprintf(num, sizeof num, "%d", nshards);
+		envp_set(&env, "TICKD_SHARD_COUNT", num);
+	}
 	spec.command = d->on_failure;
 	spec.exec = 0;
 	spec.envp = env.v;
@@ -750,7 +848,7 @@ server_overdue_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	j->st.overdue_alerted = now_ms;
 	server_job_save(s, j);
 	server_hook(s, j, "overdue", "expect_success_within", -1,
-	    now_ms / 1000, 0, -1, -1, "");
+	    now_ms / 1000, 0, -1, -1, "", NULL, 0);
 }
 
 /* Arm (or disarm) a job's dead man's switch. */
@@ -837,14 +935,28 @@ server_recover_one(const struct store_found *f, void *arg)
 	int64_t			 now_ms = clock_wall_ms(), left;
 	int			 rerun;
 
+	/* A batch: no process of its own; its shards are rows of theirs. */
+	if (f->parent <= 0 && f->shards != NULL) {
+		server_batch_found(f, s);
+		return;
+	}
 	/* Another node's: its own to follow, or the failover's. */
 	if (s->cluster && !server_cluster_ours(s, f->owner))
 		return;
 	lj.job = f->job;
 	lj.run_id = f->run_id;
 	lj.attempt = f->attempt;
+	lj.shard = f->shard;
 	r = runner_new(f->job, f->run_id, f->trigger, f->rowid, f->attempt,
 	    f->scheduled_at, f->scheduled_at * 1000);
+	if (f->parent > 0) {
+		/* A shard runs as its instance (TICKD_RUN_ID, the journal). */
+		if (strrchr(r->run_id, '#') != NULL)
+			*strrchr(r->run_id, '#') = '\0';
+		r->shard = f->shard;
+		r->parent = f->parent;
+		lj.run_id = r->run_id;
+	}
 	/* Tracked as it was started: in a cgroup, or by process group. */
 	if (f->cgroup != NULL)
 		r->track = &track_cgroup_ops;
@@ -872,7 +984,17 @@ server_recover_one(const struct store_found *f, void *arg)
 		}
 		r->next_in_job = j->runs;
 		j->runs = r;
-		j->nruns++;
+		if (r->parent > 0) {
+			struct batch *b = server_batch_find(s, r->parent);
+			char path[PATH_MAX];
+
+			if (b != NULL)
+				b->nrun++;
+			server_ckpt_path(s, r->parent, r->shard, path,
+			    sizeof path);
+			r->ckpt = xstrdup(path);
+		} else
+			j->nruns++;
 		s->nrunning++;
 		if (j->def != NULL && j->def->timeout > 0) {
 			left = r->started_ms + j->def->timeout * 1000 - now_ms;
@@ -929,8 +1051,21 @@ server_recover_one(const struct store_found *f, void *arg)
 	    "abandoned (the job is gone)" : "abandoned (recover = abandon)");
 	/* Not before its instant: it may have been claimed ahead of it. */
 	if (rerun)
-		server_pend_add(s, j, f->scheduled_at, f->origin, "recover",
-		    f->rowid, f->scheduled_at * 1000);
+		server_pend_found(s, j, f, "recover", f->parent > 0 ? 0 :
+		    f->scheduled_at * 1000);
+	else if (f->parent > 0)
+		server_batch_settle_later(s, f->parent, f->job);
+}
+
+/* The trigger of the next attempt of an instance found waiting. */
+const char *
+server_found_trigger(const struct store_found *f)
+{
+	return strcmp(f->status, "retrying") == 0 ? "retry" :
+	    strcmp(f->status, "interrupted") == 0 ? "recover" :
+	    f->reason != NULL && strcmp(f->reason, "replay") == 0 ? "replay" :
+	    strcmp(f->trigger, "catch_up") == 0 ? "catch_up" :
+	    strcmp(f->trigger, "manual") == 0 ? "manual" : "schedule";
 }
 
 /*
@@ -945,13 +1080,8 @@ server_requeue_one(const struct store_found *f, void *arg)
 
 	if (j == NULL)
 		return;		/* the job is gone; the row says queued */
-	server_pend_add(s, j, f->scheduled_at, f->origin,
-	    strcmp(f->status, "retrying") == 0 ? "retry" :
-	    strcmp(f->status, "interrupted") == 0 ? "recover" :
-	    f->reason != NULL && strcmp(f->reason, "replay") == 0 ? "replay" :
-	    strcmp(f->trigger, "catch_up") == 0 ? "catch_up" :
-	    strcmp(f->trigger, "manual") == 0 ? "manual" : "schedule",
-	    f->rowid, f->retry_at > 0 ? f->retry_at : 0);
+	server_pend_found(s, j, f, server_found_trigger(f),
+	    f->retry_at > 0 ? f->retry_at : 0);
 }
 
 /* Tell tickctl who runs: the meta table of the store. */

@@ -14,9 +14,11 @@
  */
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ev.h>
 
@@ -158,8 +160,7 @@ server_pend_add(struct server *s, struct sjob *j, int64_t at,
 
 	p->j = j;
 	p->at = at;
-	p->origin = strcmp(origin, "reboot") == 0 ? "reboot" :
-	    strcmp(origin, "manual") == 0 ? "manual" : "schedule";
+	p->origin = server_origin(origin);
 	p->trigger = trigger;
 	p->rowid = rowid;
 	p->not_before = not_before;
@@ -191,7 +192,8 @@ server_pend_hold(struct server *s, struct pending *p)
 	w = server_wq_add(s, WQ_NOTE);
 	w->job = xstrdup(p->j->id);
 	w->at = p->at;
-	w->origin = p->origin;
+	(void)snprintf(w->obuf, sizeof w->obuf, "%s", p->origin);
+	w->origin = w->obuf;		/* a shard's entry may go first */
 	w->detail = xstrdup(SERVER_HELD);
 	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
 	lj.job = p->j->id;
@@ -224,7 +226,9 @@ server_pend_pause(struct server *s, struct sjob *j)
 			w = server_wq_add(s, WQ_NOTE);
 			w->job = xstrdup(j->id);
 			w->at = p->at;
-			w->origin = p->origin;
+			(void)snprintf(w->obuf, sizeof w->obuf, "%s",
+			    p->origin);
+			w->origin = w->obuf;
 		}
 	}
 	return n;
@@ -240,7 +244,9 @@ server_pend_drop(struct server *s, struct pending **pp)
 	if (s->pend_tail == &p->next)
 		s->pend_tail = pp;
 	s->npend--;
-	p->j->npending--;
+	if (p->parent <= 0)		/* a shard's is its batch's */
+		p->j->npending--;
+	free(p->ckpt);
 	free(p);
 }
 
@@ -360,6 +366,9 @@ server_dispatch_free(struct dispatch *dp)
 	dp->add_tail = &dp->add;
 	free(dp->kill);
 	free(dp->asked);
+	free(dp->replaced);
+	dp->replaced = NULL;
+	dp->nreplaced = 0;
 	free(dp->drop);
 	free(dp->dead);
 	free(dp->skipped);
@@ -457,7 +466,7 @@ server_retry_expire(struct server *s, struct dispatch *dp, struct sjob *j,
 		return 0;
 	for (p = s->pend; p != NULL; p = p->next) {
 		if (p->j != j || p->at >= at || strcmp(p->trigger, "retry") !=
-		    0 || server_dispatch_drops(dp, p))
+		    0 || p->parent > 0 || server_dispatch_drops(dp, p))
 			continue;
 		memset(&c, 0, sizeof c);
 		c.job = j->id;
@@ -505,7 +514,7 @@ server_retry_dead(struct server *s, const struct ddead *dd)
 	log_job(LOG_ERR, LOG_EV_DEAD, &lj, "job %s: run %s is dead: %s",
 	    p->j->id, run_id, dd->detail);
 	server_hook(s, p->j, "dead", dd->f.reason, dd->f.rowid, p->at,
-	    dd->f.attempts, dd->f.exit_status, dd->f.signal, run_id);
+	    dd->f.attempts, dd->f.exit_status, dd->f.signal, run_id, NULL, 0);
 	server_count_end(s, p->j);
 }
 
@@ -636,8 +645,13 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			    sizeof *dp->kill);
 			dp->kill[dp->nkill++] = r;
 		}
+		/* A batch's waiting shards too (server_batch_stop). */
+		dp->replaced = xreallocarray(dp->replaced, dp->nreplaced + 1,
+		    sizeof *dp->replaced);
+		dp->replaced[dp->nreplaced++] = j;
 		for (p = s->pend; p != NULL; p = p->next) {
-			if (p->j != j || server_dispatch_drops(dp, p))
+			if (p->j != j || p->parent > 0 ||
+			    server_dispatch_drops(dp, p))
 				continue;
 			memset(&c, 0, sizeof c);
 			c.job = j->id;
@@ -687,8 +701,7 @@ runs:
 	p = xcalloc(1, sizeof *p);
 	p->j = j;
 	p->at = at;
-	p->origin = strcmp(origin, "reboot") == 0 ? "reboot" :
-	    strcmp(origin, "manual") == 0 ? "manual" : "schedule";
+	p->origin = server_origin(origin);
 	p->trigger = trigger;
 	p->rowid = -1;
 	p->force = dp->force;
@@ -1026,6 +1039,13 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 		runner_stop(dp->kill[i], dp->kill[i]->kill_signal,
 		    dp->kill[i]->kill_grace);
 	}
+	for (i = 0; i < dp->nreplaced; i++) {
+		struct batch *b;
+
+		for (b = s->batches; b != NULL; b = b->next)
+			if (b->j == dp->replaced[i])
+				server_batch_stop(s, b, "replaced");
+	}
 	for (i = 0; i < dp->nasked; i++) {
 		struct log_job lj = LOG_JOB_INIT;
 
@@ -1040,8 +1060,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 		if (p->j == NULL)		/* replaced within this pass */
 			free(p);
 		else if (p->claim) {
-			server_start(s, p->j, &p->claimed, p->at, p->due_ms,
-			    p->trigger);
+			server_start(s, p);
 			free(p);
 		} else {
 			struct log_job	lj = LOG_JOB_INIT;
@@ -1392,7 +1411,6 @@ out:
 }
 
 static void	server_pump_pass(struct server *);
-static void	server_pend_soon(struct server *);
 
 /*
  * Start what waits in the pending FIFO while slots are free, in order:
@@ -1429,31 +1447,39 @@ static void
 server_pump_pass(struct server *s)
 {
 	struct pending		**pp, *p, **batch = NULL;
-	struct sjob		**blocked = NULL;
+	struct pending		**blocked = NULL;
 	struct store_claim	  c;
-	char			  tok[TRACK_TOKEN_LEN + 1];
+	char			  tok[TRACK_TOKEN_LEN + 1], path[PATH_MAX];
 	int64_t			  now_ms = clock_wall_ms();
 	int64_t			  now_mono = clock_mono_ms(), begun;
 	size_t			  n = 0, nblocked = 0, room, i, k;
-	int			  rc, more, wrote, cut = 0;
+	int			  rc, more, wrote, cut = 0, ok;
 
 	if (s->stopping || s->pend == NULL || s->skewed || s->fenced)
 		goto out;
 	room = server_room(s, s->nrunning + s->nheld);
 	for (p = s->pend; p != NULL && n < room; p = p->next) {
-		for (k = 0; k < nblocked && blocked[k] != p->j; k++)
+		/*
+		 * An instance waits behind its job's earlier instances, a
+		 * shard behind its batch's earlier shards, not behind the
+		 * instances (the next one waits for the batch: overlap).
+		 */
+		for (k = 0; k < nblocked && (blocked[k]->j != p->j ||
+		    blocked[k]->parent != p->parent); k++)
 			;
 		/* A forced run waits for no earlier entry of its job. */
 		if (k < nblocked && !p->force)
 			continue;
 		for (more = 0, i = 0; i < n; i++)
-			more += batch[i]->j == p->j;
-		if (p->not_before > now_ms || (!p->force &&
-		    !server_can_start(p->j, more, now_mono))) {
+			more += batch[i]->j == p->j &&
+			    batch[i]->parent == p->parent;
+		ok = p->parent > 0 ? server_shard_can_start(s, p, more,
+		    now_mono) : server_can_start(p->j, more, now_mono);
+		if (p->not_before > now_ms || (!p->force && !ok)) {
 			server_pend_hold(s, p);		/* if paused */
 			blocked = xreallocarray(blocked, nblocked + 1,
 			    sizeof *blocked);
-			blocked[nblocked++] = p->j;
+			blocked[nblocked++] = p;
 			continue;
 		}
 		batch = xreallocarray(batch, n + 1, sizeof *batch);
@@ -1485,9 +1511,33 @@ server_pump_pass(struct server *s)
 		track_token(tok, sizeof tok);
 		c.invocation = tok;
 		c.boot_id = s->boot_id;
+		/* shard_parallel across nodes: the batch's row locked. */
+		if (p->parent > 0 && s->cluster && p->j->def != NULL &&
+		    p->j->def->shard_parallel > 0) {
+			if ((rc = store_shards_running(s->store,
+			    p->parent)) == -1) {
+				store_rollback(s->store);
+				goto busy;
+			}
+			if (rc >= p->j->def->shard_parallel) {
+				p->claim = -2;		/* it stays */
+				continue;
+			}
+		}
 		rc = p->rowid == -1 ? store_run_claim(s->store, &c,
 		    &p->claimed) : store_run_claim_id(s->store, p->rowid, &c,
 		    &p->claimed);
+		/* A shard's checkpoint from the store, if this host has none. */
+		if (rc == 1 && p->parent > 0) {
+			server_ckpt_path(s, p->parent, p->shard, path,
+			    sizeof path);
+			free(p->ckpt);
+			p->ckpt = NULL;
+			if (access(path, F_OK) == -1 &&
+			    store_checkpoint_get(s->store, p->rowid, &p->ckpt,
+			    &p->ckpt_len) == -1)
+				rc = -1;
+		}
 		if (rc == -1) {
 			store_rollback(s->store);
 			goto busy;
@@ -1498,6 +1548,10 @@ server_pump_pass(struct server *s)
 		goto busy;
 	server_wq_committed(s, wrote);
 	for (i = 0; i < n; i++) {
+		if (batch[i]->claim == -2) {	/* no slot of its batch */
+			batch[i]->claim = 0;
+			continue;
+		}
 		for (pp = &s->pend; *pp != batch[i]; pp = &(*pp)->next)
 			;
 		p = *pp;
@@ -1505,10 +1559,11 @@ server_pump_pass(struct server *s)
 		if (s->pend_tail == &p->next)
 			s->pend_tail = pp;
 		s->npend--;
-		p->j->npending--;
+		if (p->parent <= 0)
+			p->j->npending--;
 		if (p->claim)
-			server_start(s, p->j, &p->claimed, p->at, p->due_ms,
-			    p->trigger);
+			server_start(s, p);
+		free(p->ckpt);
 		free(p);
 	}
 	goto out;
@@ -1523,7 +1578,7 @@ out:
 }
 
 /* Pump again at the next loop iteration. */
-static void
+void
 server_pend_soon(struct server *s)
 {
 	ev_timer_stop(s->loop, &s->pend_w);

@@ -303,6 +303,8 @@ server_wq_free(struct wq_item *w)
 	free(w->tail);
 	free(w->job);
 	free(w->cgroup);
+	free(w->ids);
+	free(w->settled.failed);
 	free(w);
 }
 
@@ -431,6 +433,32 @@ server_wq_write(struct server *s, int part)
 			c.origin = w->origin;
 			rc = store_run_note(s->store, &c, w->detail);
 			break;
+		case WQ_BATCH:
+			free(w->ids);
+			w->ids = NULL;
+			if ((rc = store_batch_begin(s->store, &w->batch,
+			    &w->ids)) >= 0) {
+				w->done = rc;
+				rc = 0;
+			}
+			break;
+		case WQ_SETTLE:
+			free(w->settled.failed);
+			w->settled.failed = NULL;
+			if ((rc = store_batch_settle(s->store, w->rowid,
+			    clock_wall_ms(), &w->settled)) >= 0) {
+				w->done = rc;
+				rc = 0;
+			}
+			break;
+		case WQ_CHECKPOINT:
+			rc = store_checkpoint_put(s->store, w->rowid,
+			    w->attempt, w->tail, w->end.tail_len);
+			break;
+		case WQ_BATCH_STOP:
+			rc = store_batch_abandon(s->store, w->rowid, w->text,
+			    w->detail, w->started_ms) == -1 ? -1 : 0;
+			break;
 		}
 	}
 	if ((part && store_part_end(s->store, rc == 0) == -1) || rc == -1)
@@ -459,11 +487,40 @@ server_wq_committed(struct server *s, int wrote)
 	while (wrote == 1 && !last && (w = s->wq) != NULL) {
 		last = w == s->wq_last;
 		s->wq = w->next;
-		server_wq_free(w);
+		/* What a batch's write decided, acted on out of the pass. */
+		if (w->kind == WQ_BATCH || (w->kind == WQ_SETTLE &&
+		    w->done > 0)) {
+			w->next = s->wq_after;
+			s->wq_after = w;
+			server_pend_soon(s);
+		} else
+			server_wq_free(w);
 	}
 	if (s->wq == NULL)
 		s->wq_tail = &s->wq;
 	s->wq_last = NULL;
+}
+
+/*
+ * Act on the batch writes that committed (server_wq_committed keeps
+ * them aside: inside a pass, a batch's end would change the FIFO the
+ * pass walks).  Oldest first.
+ */
+static void
+server_wq_after(struct server *s)
+{
+	struct wq_item *w, *rev = NULL;
+
+	while ((w = s->wq_after) != NULL) {
+		s->wq_after = w->next;
+		w->next = rev;
+		rev = w;
+	}
+	while ((w = rev) != NULL) {
+		rev = w->next;
+		server_batch_written(s, w);
+		server_wq_free(w);
+	}
 }
 
 /*
@@ -859,8 +916,13 @@ server_jobs_sync(struct server *s)
 			w = server_wq_add(s, WQ_ABANDON);
 			w->job = xstrdup(j->id);
 			w->at = (*pp)->at;
-			w->origin = (*pp)->origin;
+			(void)snprintf(w->obuf, sizeof w->obuf, "%s",
+			    (*pp)->origin);
+			w->origin = w->obuf;
 			w->started_ms = clock_wall_ms();
+			if ((*pp)->parent > 0)
+				server_batch_settle_later(s, (*pp)->parent,
+				    j->id);
 			server_pend_drop(s, pp);
 		}
 		lj.job = j->id;
@@ -1015,6 +1077,7 @@ server_pend_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	(void)loop;
 	(void)revents;
+	server_wq_after(w->data);
 	server_pump(w->data);
 }
 
@@ -1049,6 +1112,7 @@ server_lease_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
+	server_ckpt_save_all(s);	/* written at the next flush */
 	if (store_lease_renew(s->store, s->owner, clock_wall_ms() / 1000 +
 	    s->conf->lease) == -1)
 		log_warn("store: renewing leases: %s", store_error(s->store));
@@ -1729,6 +1793,8 @@ server_main(const char *path, int verbose)
 	struct conf_causes	 causes = { NULL, 0 };
 	struct log_job		 lj = LOG_JOB_INIT;
 	struct pending		*p;
+	struct wq_item		*w;
+	struct batch		*b;
 	char			*cause = NULL, *lock;
 	size_t			 i;
 
@@ -1884,7 +1950,19 @@ server_main(const char *path, int verbose)
 	free(s->wait_runs);
 	while ((p = s->pend) != NULL) {
 		s->pend = p->next;
+		free(p->ckpt);
 		free(p);
+	}
+	while ((w = s->wq_after) != NULL) {
+		s->wq_after = w->next;
+		server_wq_free(w);
+	}
+	while ((b = s->batches) != NULL) {
+		s->batches = b->next;
+		free(b->params[0]);
+		free(b->params);
+		free(b->run_id);
+		free(b);
 	}
 	for (i = 0; i < s->nreported; i++)
 		free(s->reported[i]);

@@ -317,7 +317,8 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_RUN_KIND] = "SELECT id, parent, shard, shards IS NOT NULL "
 	    "FROM runs WHERE run_id = ?1",
 	[ST_BATCH_BEGIN] = "UPDATE runs SET shards = ?2, owner = NULL, "
-	    "lease_until = NULL, started_at = coalesce(started_at, ?4) "
+	    "lease_until = NULL, started_at = coalesce(started_at, ?4), "
+	    "finished_at = NULL, exit_status = NULL, signal = NULL "
 	    "WHERE id = ?1 AND attempts = ?3 AND status = 'running'",
 	[ST_SHARD_INSERT] = "INSERT INTO runs (run_id, job, scheduled_at, "
 	    "origin, trigger, status, created_at, parent, shard, shards) "
