@@ -539,6 +539,28 @@ server_batch_scan(struct server *s)
 }
 
 /*
+ * With nodes: look for batches and their waiting shards every
+ * SERVER_BATCH_SCAN seconds (a query of the live batches' index alone
+ * when there are none), so that a node with free slots joins a batch
+ * another began.
+ */
+void
+server_batch_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct server *s = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (s->stopping || s->store_trouble)
+		return;
+	if (server_batch_scan(s) == -1) {
+		server_store_trouble(s, "batches");
+		return;
+	}
+	server_pump(s);
+}
+
+/*
  * A pending entry for shard i of batch b (its row rowid): what it waits
  * for is its batch's shard_parallel, not its job's overlap.
  */

@@ -516,8 +516,7 @@ server_cluster_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (server_cluster_beat(s) == -1 ||
 	    store_runs_expired(s->store, s->owner, server_failover_one,
 	    s) == -1 || store_runs_owned(s->store, s->owner, server_ghost_one,
-	    s) == -1 || server_cluster_pauses(s) == -1 ||
-	    server_batch_scan(s) == -1) {
+	    s) == -1 || server_cluster_pauses(s) == -1) {
 		server_store_trouble(s, "cluster");
 		return;
 	}

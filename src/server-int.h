@@ -42,6 +42,7 @@ struct batch;
 #define SERVER_DISPATCH_BATCH	32	/* at most, per dispatch transaction */
 #define SERVER_PASS_BUDGET	100	/* ms of store work a pass adds jobs */
 #define SERVER_PRI_STORE	(-1)	/* libev priority of store passes */
+#define SERVER_BATCH_SCAN	2.0	/* s between looks for shards */
 
 /* A node whose job definitions differ from this one's, as reported. */
 struct server_peer {
@@ -235,6 +236,7 @@ struct server {
 	ev_timer		  pend_w;	/* earliest not_before, throttle */
 	ev_timer		  lease_w;
 	ev_timer		  cluster_w;	/* failover scan, with nodes */
+	ev_timer		  batch_w;	/* batches' shards, with nodes */
 	ev_timer		  fence_w;	/* half a lease unrenewed */
 	ev_timer		  watchdog_w;
 	ev_timer		  kill_w;
@@ -403,6 +405,7 @@ void	server_jobs_sync(struct server *);
 void	server_kill_cb(struct ev_loop *, ev_timer *, int);
 void	server_lease_cb(struct ev_loop *, ev_timer *, int);
 void	server_cluster_cb(struct ev_loop *, ev_timer *, int);
+void	server_batch_cb(struct ev_loop *, ev_timer *, int);
 int	server_cluster_job(struct server *, struct sjob *, int64_t *);
 int	server_cluster_ours(const struct server *, const char *);
 int	server_cluster_beat(struct server *);

@@ -1600,6 +1600,7 @@ server_watchers(struct server *s)
 	ev_timer_init(&s->fence_w, server_cluster_fence_cb, 0, 0);
 	ev_timer_init(&s->cluster_w, server_cluster_cb, 0,
 	    (double)s->conf->lease / 3);
+	ev_timer_init(&s->batch_w, server_batch_cb, 0, SERVER_BATCH_SCAN);
 	ev_signal_init(&s->term_w, server_signal_cb, SIGTERM);
 	ev_signal_init(&s->int_w, server_signal_cb, SIGINT);
 	ev_signal_init(&s->hup_w, server_signal_cb, SIGHUP);
@@ -1618,6 +1619,7 @@ server_watchers(struct server *s)
 	ev_set_priority(&s->retry_w, SERVER_PRI_STORE);
 	ev_set_priority(&s->pend_w, SERVER_PRI_STORE);
 	ev_set_priority(&s->cluster_w, SERVER_PRI_STORE);
+	ev_set_priority(&s->batch_w, SERVER_PRI_STORE);
 	ev_io_start(s->loop, &s->wake_fd_w);
 	ev_check_init(&s->woke_w, server_woke_cb);
 	ev_set_priority(&s->woke_w, EV_MAXPRI);
@@ -1626,7 +1628,7 @@ server_watchers(struct server *s)
 	s->woke_ms = clock_mono_ms();
 	s->wake_w.data = s->retry_w.data = s->kill_w.data = s;
 	s->lease_w.data = s->term_w.data = s->int_w.data = s;
-	s->cluster_w.data = s->fence_w.data = s;
+	s->cluster_w.data = s->fence_w.data = s->batch_w.data = s;
 	s->hup_w.data = s->chld_w.data = s->flush_w.data = s;
 	s->watchdog_w.data = s->clock_w.data = s->pend_w.data = s;
 	ev_signal_start(s->loop, &s->term_w);
@@ -1918,6 +1920,7 @@ server_main(const char *path, int verbose)
 		if (server_cluster_beat(s) == -1)
 			server_store_trouble(s, "cluster");
 		ev_timer_again(s->loop, &s->cluster_w);
+		ev_timer_again(s->loop, &s->batch_w);
 	}
 
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STARTED, &lj, "ready: %zu jobs "

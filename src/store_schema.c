@@ -155,7 +155,7 @@ const char *const store_schema[] = {
 	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' AND "
 	"  shards IS NOT NULL AND parent IS NULL;"
 	/* A job's instances, not its shards, from the index alone (prune). */
-	"DROP INDEX runs_job;"
+	"DROP INDEX IF EXISTS runs_job;"
 	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);",
 };
 
@@ -283,7 +283,7 @@ const char *const store_schema_pg[] = {
 	"  NULL;"
 	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' AND "
 	"  shards IS NOT NULL AND parent IS NULL;"
-	"DROP INDEX runs_job;"
+	"DROP INDEX IF EXISTS runs_job;"
 	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);",
 };
 
