@@ -174,7 +174,13 @@ server_batch_free(struct server *s, struct batch *b)
 void
 server_batch_settle_later(struct server *s, int64_t parent, const char *job)
 {
-	struct wq_item *w = server_wq_add(s, WQ_SETTLE);
+	struct batch	*b = server_batch_find(s, parent);
+	struct wq_item	*w;
+
+	/* Alone on the store, this daemon knows when shards are left. */
+	if (!s->cluster && b != NULL && (b->nrun > 0 || b->npend > 0))
+		return;
+	w = server_wq_add(s, WQ_SETTLE);
 
 	w->rowid = parent;
 	w->job = xstrdup(job);
@@ -583,8 +589,22 @@ server_pend_shard(struct server *s, struct batch *b, int i, int64_t rowid,
 	*s->pend_tail = p;
 	s->pend_tail = &p->next;
 	s->npend++;
+	b->npend++;
 	server_pend_hold(s, p);
 	return p;
+}
+
+/* A pending entry left the FIFO: its job's count, or its batch's. */
+void
+server_pend_gone(struct server *s, const struct pending *p)
+{
+	struct batch *b;
+
+	s->npend--;
+	if (p->parent <= 0)
+		p->j->npending--;
+	else if ((b = server_batch_find(s, p->parent)) != NULL)
+		b->npend--;
 }
 
 /*

@@ -165,6 +165,7 @@ struct batch {
 	char		**params;	/* policy_shards_split */
 	int		 nshards;
 	int		 nrun;		/* shard processes here */
+	int		 npend;		/* its entries in the FIFO */
 	int		 ready;		/* its shards' rows are committed */
 	int		 seen;		/* in the store's last look */
 	const char	*stop_reason;	/* stopped: batch_timeout, ... */
@@ -354,6 +355,7 @@ const char *	server_origin(const char *);
 void	server_pend_found(struct server *, struct sjob *, const struct store_found *, const char *, int64_t);
 struct pending *	server_pend_shard(struct server *, struct batch *, int, int64_t, const char *, int64_t);
 void	server_pend_soon(struct server *);
+void	server_pend_gone(struct server *, const struct pending *);
 int	server_shard_can_start(const struct server *, const struct pending *, int, int64_t);
 void	server_shard_env(const struct server *, const struct run *, struct envp *);
 int	server_can_start(const struct sjob *, int, int64_t);

@@ -157,6 +157,8 @@ server_start(struct server *s, struct pending *p)
 	if (d == NULL) {
 		server_spawn_failed(s, r, "the job was removed from the "
 		    "configuration");
+		if (r->parent > 0)
+			server_batch_settle_later(s, r->parent, j->id);
 		runner_free(r);
 		return;
 	}

@@ -243,9 +243,7 @@ server_pend_drop(struct server *s, struct pending **pp)
 	*pp = p->next;
 	if (s->pend_tail == &p->next)
 		s->pend_tail = pp;
-	s->npend--;
-	if (p->parent <= 0)		/* a shard's is its batch's */
-		p->j->npending--;
+	server_pend_gone(s, p);
 	free(p->ckpt);
 	free(p);
 }
@@ -1558,9 +1556,7 @@ server_pump_pass(struct server *s)
 		*pp = p->next;
 		if (s->pend_tail == &p->next)
 			s->pend_tail = pp;
-		s->npend--;
-		if (p->parent <= 0)
-			p->j->npending--;
+		server_pend_gone(s, p);
 		if (p->claim)
 			server_start(s, p);
 		free(p->ckpt);
