@@ -2366,6 +2366,234 @@ file_size(const char *path)
 	return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
+/* --- batches ------------------------------------------------------------ */
+
+/*
+ * A batch of three shards ended as `ends` says (a letter per shard:
+ * s succeeded, f failed, d dead, r still running, q still queued, t
+ * abandoned by batch_timeout); what store_batch_settle decides.
+ */
+struct batch_case {
+	const char	*ends;
+	int		 want;		/* store_batch_settle */
+	const char	*status;
+	const char	*reason;
+	const char	*failed;
+	const char	*detail;
+};
+
+static const struct batch_case batch_cases[] = {
+	{ "sss", 1, "succeeded", "", "", "3 shards succeeded" },
+	{ "sfs", 1, "failed", "shards", "1", "1 of 3 shards failed: 1" },
+	{ "fsd", 1, "dead", "shards", "0 2",
+	    "2 of 3 shards failed (retries exhausted): 0 2" },
+	{ "srs", 0, "", "", "", "" },
+	{ "sqf", 0, "", "", "", "" },
+	{ "stt", 1, "failed", "batch_timeout", "1 2",
+	    "2 of 3 shards failed (batch_timeout): 1 2" },
+};
+
+/* One shard's attempt, claimed by its row and ended with status. */
+static void
+batch_shard_end(struct store *s, int64_t id, const char *status)
+{
+	struct store_claim	 c;
+	struct store_claimed	 cl;
+	struct store_end	 e;
+
+	memset(&c, 0, sizeof c);
+	c.trigger = "schedule";
+	c.owner = "owner-1";
+	c.now_ms = NOW_MS;
+	c.lease_until = T0 + 60;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_run_claim_id(s, id, &c, &cl), 1);
+	T_EQ_INT(store_commit(s), 0);
+	if (strcmp(status, "running") == 0)
+		return;
+	memset(&e, 0, sizeof e);
+	e.rowid = cl.rowid;
+	e.attempt = cl.attempt;
+	e.status = status;
+	e.reason = strcmp(status, "succeeded") == 0 ? NULL : "exit";
+	e.outcome = status;
+	e.started_ms = NOW_MS;
+	e.finished_ms = NOW_MS + 10;
+	e.duration_ms = 10;
+	e.exit_status = strcmp(status, "succeeded") == 0 ? 0 : 1;
+	e.signal = -1;
+	e.retry_at = -1;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_attempt_end(s, &e), 0);
+	T_EQ_INT(store_checkpoint_put(s, id, cl.attempt, "cursor 7", 8), 0);
+	T_EQ_INT(store_commit(s), 0);
+}
+
+/* The rows a store_found callback saw: "RUN_ID STATUS SHARD, ...". */
+static void
+batch_found(const struct store_found *f, void *arg)
+{
+	char	*buf = arg;
+	size_t	 n = strlen(buf);
+
+	(void)snprintf(buf + n, 512 - n, "%s%s %s %d", n > 0 ? ", " : "",
+	    f->run_id, f->status, f->shard);
+}
+
+static const struct sql_check batch_checks[] = {
+	{ "SELECT group_concat(run_id || ' ' || origin || ' ' || status || "
+	    "' ' || shard || ' ' || shards, ', ') FROM runs WHERE parent = 1",
+	    "b@2027-03-14T07:00:00Z#0 schedule#0 queued 0 eu, "
+	    "b@2027-03-14T07:00:00Z#1 schedule#1 queued 1 us, "
+	    "b@2027-03-14T07:00:00Z#2 schedule#2 queued 2 asia west" },
+	{ "SELECT status || ' ' || coalesce(owner, 'none') || ' ' || "
+	    "coalesce(lease_until, 'none') || ' ' || replace(shards, char(10), "
+	    "'|') FROM runs WHERE id = 1", "running none none eu|us|asia west" },
+};
+
+/* A batch begun, its shards ended as bc says, settled, replayed. */
+static void
+batch_run(const struct batch_case *bc, int first)
+{
+	struct store		*s;
+	struct store_claimed	 cl;
+	struct store_batch	 b;
+	struct store_settled	 st;
+	struct store_requeued	 rq;
+	int64_t			*ids = NULL;
+	char			 path[256], why[256], found[512], want[64];
+	size_t			 k, open = 0;
+
+	T_RUN(sub("batch", bc->ends));
+	if ((s = fresh(path, sizeof path)) == NULL)
+		return;
+	T_EQ_INT(claim(s, "b", T0, "schedule", "owner-1", &cl), 1);
+	memset(&b, 0, sizeof b);
+	b.rowid = cl.rowid;
+	b.attempt = cl.attempt + 1;	/* not the claim's: fenced */
+	b.job = "b";
+	b.scheduled_at = T0;
+	b.origin = "schedule";
+	b.run_id = cl.run_id;
+	b.trigger = "schedule";
+	b.list = "eu\nus\nasia west";
+	b.nshards = 3;
+	b.now_ms = NOW_MS;
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_batch_begin(s, &b, &ids), 0);
+	b.attempt = cl.attempt;
+	T_EQ_INT(store_batch_begin(s, &b, &ids), 1);
+	T_EQ_INT(store_commit(s), 0);
+	if (ids == NULL) {
+		store_close(s);
+		return;
+	}
+	if (first)
+		check_sql(path, batch_checks, sizeof batch_checks /
+		    sizeof batch_checks[0]);
+	found[0] = '\0';
+	T_EQ_INT(store_batches(s, -1, batch_found, found), 0);
+	T_EQ_STR(found, "b@2027-03-14T07:00:00Z running -1");
+	for (k = 0; k < 3; k++) {
+		const char *e = bc->ends[k] == 's' ? "succeeded" :
+		    bc->ends[k] == 'f' ? "failed" : bc->ends[k] == 'd' ?
+		    "dead" : bc->ends[k] == 'r' ? "running" : NULL;
+
+		if (e != NULL)
+			batch_shard_end(s, ids[k], e);
+		open += bc->ends[k] != 's';
+	}
+	if (strchr(bc->ends, 't') != NULL) {
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_batch_abandon(s, cl.rowid, "batch_timeout",
+		    "stopped", NOW_MS), 2);
+		T_EQ_INT(store_commit(s), 0);
+	}
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_shards_running(s, cl.rowid),
+	    strchr(bc->ends, 'r') != NULL);
+	T_EQ_INT(store_batch_settle(s, cl.rowid, NOW_MS + 20, &st),
+	    bc->want);
+	T_EQ_INT(store_commit(s), 0);
+	found[0] = '\0';
+	T_EQ_INT(store_shards_waiting(s, cl.rowid, batch_found, found), 0);
+	T_EQ_STR(found, strchr(bc->ends, 'q') != NULL ?
+	    "b@2027-03-14T07:00:00Z#1 queued 1" : "");
+	if (bc->want != 1) {
+		free(ids);
+		store_close(s);
+		return;
+	}
+	T_EQ_STR(st.status, bc->status);
+	T_EQ_STR(st.reason, bc->reason);
+	T_EQ_STR(st.failed != NULL ? st.failed : "", bc->failed);
+	T_EQ_STR(st.detail, bc->detail);
+	T_EQ_STR(st.run_id, "b@2027-03-14T07:00:00Z");
+	T_EQ_INT(st.total, 3);
+	free(st.failed);
+	/* Settled once: a second settle finds nothing to decide. */
+	T_EQ_INT(store_begin(s), 0);
+	T_EQ_INT(store_batch_settle(s, cl.rowid, NOW_MS, &st), 0);
+	T_EQ_INT(store_commit(s), 0);
+	/* Its end, its attempt closed, checkpoints kept unless it succeeded. */
+	(void)snprintf(want, sizeof want, "%s %s", bc->status,
+	    strcmp(bc->status, "succeeded") == 0 ? "NULL" : "cursor 7");
+	{
+		const struct sql_check sc[] = {
+			{ "SELECT status || ' ' || coalesce((SELECT "
+			    "CAST(checkpoint AS TEXT) FROM runs WHERE "
+			    "parent = 1 AND shard = 0), 'NULL') FROM runs "
+			    "WHERE id = 1", want },
+			{ "SELECT count(*) FROM attempts WHERE run = 1 AND "
+			    "finished_at IS NULL", "0" },
+		};
+
+		check_sql(path, sc, sizeof sc / sizeof sc[0]);
+	}
+	/* A replay: one shard by its own run id, then the rest. */
+	if (strcmp(bc->status, "succeeded") != 0) {
+		T_EQ_INT(store_begin(s), 0);
+		T_EQ_INT(store_run_requeue(s, "b@2027-03-14T07:00:00Z#0", &rq,
+		    why, sizeof why), bc->ends[0] == 's' ? 0 : 1);
+		if (bc->ends[0] == 's')
+			T_EQ_STR(why, "the shard is not final or succeeded: "
+			    "only failed, dead, abandoned and terminated "
+			    "shards can be replayed");
+		T_EQ_INT(store_run_requeue(s, "b@2027-03-14T07:00:00Z", &rq,
+		    why, sizeof why), bc->ends[0] == 's' || open > 1 ? 1 : 0);
+		T_EQ_INT(rq.batch, 1);
+		T_EQ_INT(rq.rowid, cl.rowid);
+		T_EQ_STR(rq.origin, "schedule");
+		T_EQ_INT(store_commit(s), 0);
+		found[0] = '\0';
+		T_EQ_INT(store_shards_waiting(s, cl.rowid, batch_found, found),
+		    0);
+		for (k = 0; found[0] != '\0' && found[k] != '\0'; k++)
+			open -= found[k] == ',';
+		T_EQ_INT((int64_t)open, found[0] != '\0' ? 1 : 0);
+		{
+			const struct sql_check sc[] = {
+				{ "SELECT status || ' ' || coalesce("
+				    "finished_at, 'NULL') FROM runs WHERE "
+				    "id = 1", "running NULL" },
+			};
+
+			check_sql(path, sc, 1);
+		}
+	}
+	free(ids);
+	store_close(s);
+}
+
+static void
+test_batch(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof batch_cases / sizeof batch_cases[0]; i++)
+		batch_run(&batch_cases[i], i == 0);
+}
+
 /*
  * No checkpoint inside a commit, however large the WAL grows (SQLite's
  * automatic one would run at 1000 pages); store_checkpoint copies it
@@ -2644,6 +2872,7 @@ main(void)
 	test_meta();
 	test_part();
 	test_checkpoint();
+	test_batch();
 	test_busy();
 	cleanup();
 	return t_done();
