@@ -347,7 +347,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_BATCH_REQUEUE] = "UPDATE runs SET status = 'running', "
 	    "reason = NULL, detail = NULL, finished_at = NULL, owner = NULL, "
 	    "lease_until = NULL WHERE id = ?1 AND status IN ('running', "
-	    "'failed', 'dead')",
+	    "'failed', 'dead', 'unknown')",
 	/* ?2: a shard's index, or -1: every one that did not succeed. */
 	[ST_SHARDS_REQUEUE] = "UPDATE runs SET status = 'queued', "
 	    "reason = 'replay', detail = NULL, retry_at = NULL, "
@@ -2282,7 +2282,7 @@ store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
 	struct db_stmt	*st;
 	const char	*status, *list;
 	int64_t		 n, timeouts = 0;
-	int		 rc, open = 0, dead = 0, shown;
+	int		 rc, open = 0, dead = 0, unknown = 0, shown;
 
 	memset(out, 0, sizeof *out);
 	if ((rc = store_batch_lock(s, parent, out)) != 1)
@@ -2298,6 +2298,8 @@ store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
 			out->succeeded += (int)n;
 		else if (strcmp(status, "dead") == 0)
 			dead += (int)n;
+		else if (strcmp(status, "unknown") == 0)
+			unknown += (int)n;
 		else if (strcmp(status, "queued") == 0 ||
 		    strcmp(status, "running") == 0 ||
 		    strcmp(status, "retrying") == 0 ||
@@ -2317,15 +2319,22 @@ store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
 	} else {
 		if (store_batch_failed(s, parent, out) == -1)
 			return -1;
+		/*
+		 * Unknown alone (shards adopted after a restart, their exit
+		 * statuses unknowable): not a failure, as for an instance.
+		 */
 		(void)snprintf(out->status, sizeof out->status, "%s",
-		    dead > 0 ? "dead" : "failed");
+		    dead > 0 ? "dead" : unknown == out->total -
+		    out->succeeded ? "unknown" : "failed");
 		(void)snprintf(out->reason, sizeof out->reason, "%s",
 		    timeouts > 0 ? "batch_timeout" : "shards");
 		list = out->failed != NULL ? out->failed : "";
 		shown = (int)strlen(list) > 120 ? 120 : (int)strlen(list);
 		(void)snprintf(out->detail, sizeof out->detail, "%d of %d "
-		    "shards failed%s: %.*s%s", out->total - out->succeeded,
-		    out->total, timeouts > 0 ? " (batch_timeout)" : dead > 0 ?
+		    "shards %s%s: %.*s%s", out->total - out->succeeded,
+		    out->total, strcmp(out->status, "unknown") == 0 ?
+		    "ended unknown (adopted after a restart)" : "failed",
+		    timeouts > 0 ? " (batch_timeout)" : dead > 0 ?
 		    " (retries exhausted)" : "", shown, list,
 		    shown < (int)strlen(list) ? " ..." : "");
 	}

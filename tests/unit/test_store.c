@@ -2370,7 +2370,8 @@ file_size(const char *path)
 
 /*
  * A batch of three shards ended as `ends` says (a letter per shard:
- * s succeeded, f failed, d dead, r still running, q still queued, t
+ * s succeeded, f failed, d dead, u unknown (adopted), r still running,
+ * q still queued, t
  * abandoned by batch_timeout); what store_batch_settle decides.
  */
 struct batch_case {
@@ -2391,6 +2392,9 @@ static const struct batch_case batch_cases[] = {
 	{ "sqf", 0, "", "", "", "" },
 	{ "stt", 1, "failed", "batch_timeout", "1 2",
 	    "2 of 3 shards failed (batch_timeout): 1 2" },
+	{ "usu", 1, "unknown", "shards", "0 2", "2 of 3 shards ended unknown "
+	    "(adopted after a restart): 0 2" },
+	{ "ufs", 1, "failed", "shards", "0 1", "2 of 3 shards failed: 0 1" },
 };
 
 /* One shard's attempt, claimed by its row and ended with status. */
@@ -2497,7 +2501,8 @@ batch_run(const struct batch_case *bc, int first)
 	for (k = 0; k < 3; k++) {
 		const char *e = bc->ends[k] == 's' ? "succeeded" :
 		    bc->ends[k] == 'f' ? "failed" : bc->ends[k] == 'd' ?
-		    "dead" : bc->ends[k] == 'r' ? "running" : NULL;
+		    "dead" : bc->ends[k] == 'r' ? "running" :
+		    bc->ends[k] == 'u' ? "unknown" : NULL;
 
 		if (e != NULL)
 			batch_shard_end(s, ids[k], e);
