@@ -392,6 +392,36 @@ server_batch_ckpt_forget(struct server *s, int64_t parent)
 }
 
 /*
+ * At the start: the checkpoints of batches that succeeded or were
+ * pruned (on another node, or while this daemon was down) go.
+ */
+void
+server_ckpt_sweep(struct server *s)
+{
+	struct dirent	*e;
+	DIR		*d;
+	char		 path[PATH_MAX], status[32], *end;
+	int64_t		 id;
+	int		 rc;
+
+	server_ckpt_path(s, 0, -1, path, sizeof path);
+	*strrchr(path, '/') = '\0';
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		id = strtoll(e->d_name, &end, 10);
+		if (*end != '\0' || id <= 0)
+			continue;
+		if ((rc = store_run_status(s->store, id, status,
+		    sizeof status)) == -1)
+			break;
+		if (rc == 0 || strcmp(status, "succeeded") == 0)
+			server_batch_ckpt_forget(s, id);
+	}
+	(void)closedir(d);
+}
+
+/*
  * A batch's end was decided here (settled): the journal, its
  * checkpoints, and what an instance's end does for its job (on_failure
  * once, the dead man's switch, the history's trim, "after" schedules).

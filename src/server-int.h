@@ -349,6 +349,7 @@ void	server_ckpt_path(const struct server *, int64_t, int, char *, size_t);
 void	server_ckpt_prepare(struct server *, const struct job_def *, struct run *, const void *, size_t);
 void	server_ckpt_save(struct server *, struct run *, int);
 void	server_ckpt_save_all(struct server *);
+void	server_ckpt_sweep(struct server *);
 const char *	server_found_trigger(const struct store_found *);
 int	server_is_batch(const struct job_def *);
 const char *	server_origin(const char *);

@@ -1897,6 +1897,7 @@ server_main(const char *path, int verbose)
 	if (s->wq != NULL)
 		fatalx("store: %s: cannot record the recovery",
 		    store_error(s->store));
+	server_ckpt_sweep(s);
 	/* The cgroups of attempts that ended: removed, or watched. */
 	track_cgroup_tidy(server_cgroup_adopted, s);
 	/* Adopted runs: under our lease from now, renewed like our own. */

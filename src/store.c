@@ -142,6 +142,7 @@ enum {
 	ST_SHARDS_RUNNING,
 	ST_CHECKPOINT_GET,
 	ST_CHECKPOINT_PUT,
+	ST_RUN_STATUS_ID,
 	ST_COUNT
 };
 
@@ -366,6 +367,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_CHECKPOINT_GET] = "SELECT checkpoint FROM runs WHERE id = ?1",
 	[ST_CHECKPOINT_PUT] = "UPDATE runs SET checkpoint = ?3 WHERE id = ?1 "
 	    "AND attempts = ?2",
+	[ST_RUN_STATUS_ID] = "SELECT status FROM runs WHERE id = ?1",
 };
 
 /* The server's clock, in Unix seconds: leases are judged by it. */
@@ -2382,6 +2384,30 @@ store_batch_abandon(struct store *s, int64_t parent, const char *reason,
 	if (store_step_done(s, st) == -1)
 		return -1;
 	return (int)db_changes(s->db);
+}
+
+/*
+ * The status of the instance at rowid, in buf: 1, 0 when there is no
+ * such row (pruned), -1.
+ */
+int
+store_run_status(struct store *s, int64_t rowid, char *buf, size_t len)
+{
+	struct db_stmt	*st = s->st[ST_BATCH_LOCK];
+	const char	*t;
+	int		 rc;
+
+	if (db_kind(s->db) == DB_PG)	/* no lock wanted: a plain read */
+		st = s->st[ST_RUN_STATUS_ID];
+	db_bind_int64(st, 1, rowid);
+	if ((rc = db_step(st)) == DB_ROW) {
+		t = db_column_text(st, 0);
+		(void)snprintf(buf, len, "%s", t != NULL ? t : "");
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return store_fail(s);
+	return rc == DB_ROW;
 }
 
 /* Call fn for a running batch instance (parent), or each (-1); 0, -1. */

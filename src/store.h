@@ -278,6 +278,7 @@ int		 store_batches(struct store *, int64_t, store_found_cb, void *);
 int		 store_shards_waiting(struct store *, int64_t, store_found_cb,
 		     void *);
 int		 store_shards_running(struct store *, int64_t);
+int		 store_run_status(struct store *, int64_t, char *, size_t);
 int		 store_checkpoint_get(struct store *, int64_t, void **,
 		     size_t *);
 int		 store_checkpoint_put(struct store *, int64_t, int,
