@@ -971,7 +971,12 @@ server_recover_one(const struct store_found *f, void *arg)
 	tf.boot_id = f->boot_id;
 	tf.invocation = f->invocation;
 	tf.cgroup = f->cgroup;
-	if (f->attempt > 0)
+	/*
+	 * A batch's shards_from command is not adopted: what it printed
+	 * went with the daemon, and it is run again (recover decides).
+	 */
+	if (f->attempt > 0 && (f->parent > 0 || f->shards != NULL ||
+	    j == NULL || !server_is_batch(j->def)))
 		how = r->track->find(r, &tf);
 	if (how != TRACK_GONE) {
 		if (j == NULL || j->def == NULL)
