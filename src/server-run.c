@@ -704,8 +704,9 @@ server_run_end(struct server *s, struct run *r, int linked)
 	if (retry_at != -1) {
 		char when[RFC3339_BUFSZ];
 
-		log_job(LOG_NOTICE, LOG_EV_RETRY, &lj, "job %s: run %s: attempt "
-		    "%d at %s", r->job, r->run_id, r->attempt + 1,
+		log_job(LOG_NOTICE, LOG_EV_RETRY, &lj, "job %s: run %s%s: "
+		    "attempt %d at %s", r->job, r->run_id, r->parent > 0 ?
+		    " (a shard)" : "", r->attempt + 1,
 		    server_when(retry_at / 1000, when, sizeof when));
 		if (r->parent > 0 && b != NULL)
 			server_pend_shard(s, b, r->shard, r->rowid, "retry",
