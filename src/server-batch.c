@@ -456,7 +456,8 @@ server_batch_final(struct server *s, int64_t rowid, const char *job,
 			server_job_save(s, j);
 		}
 		server_overdue_arm(s, j);
-	} else if (strcmp(st->status, "unknown") != 0)
+	} else if (strcmp(st->status, "failed") == 0 ||
+	    strcmp(st->status, "dead") == 0)
 		server_hook(s, j, st->status, st->reason, rowid,
 		    st->scheduled_at, st->attempt, -1, -1, st->run_id,
 		    st->failed != NULL ? st->failed : "", st->total);
