@@ -315,7 +315,8 @@ static const char *const store_sql[ST_COUNT] = {
 	 * when its shards are created (they carry their own), and is
 	 * settled by one conditional update once the last one is final.
 	 */
-	[ST_RUN_KIND] = "SELECT id, parent, shard, shards IS NOT NULL "
+	[ST_RUN_KIND] = "SELECT id, parent, shard, "
+	    "CASE WHEN shards IS NULL THEN 0 ELSE 1 END "
 	    "FROM runs WHERE run_id = ?1",
 	[ST_BATCH_BEGIN] = "UPDATE runs SET shards = ?2, owner = NULL, "
 	    "lease_until = NULL, started_at = coalesce(started_at, ?4), "
