@@ -1750,9 +1750,10 @@ store_run_requeue(struct store *s, const char *run_id,
 			return -1;
 		if (rc == 0) {
 			(void)snprintf(buf, len, "%s: only failed, dead, "
-			    "abandoned and terminated shards can be replayed",
-			    shard == -1 ? "no shard to replay" :
-			    "the shard is not final or succeeded");
+			    "abandoned, terminated and unknown shards can be "
+			    "replayed", shard == -1 ? "every shard succeeded "
+			    "or has not ended" : "the shard succeeded or has "
+			    "not ended");
 			return 0;
 		}
 		out->batch = 1;

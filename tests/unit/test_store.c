@@ -2566,9 +2566,9 @@ batch_run(const struct batch_case *bc, int first)
 		T_EQ_INT(store_run_requeue(s, "b@2027-03-14T07:00:00Z#0", &rq,
 		    why, sizeof why), bc->ends[0] == 's' ? 0 : 1);
 		if (bc->ends[0] == 's')
-			T_EQ_STR(why, "the shard is not final or succeeded: "
-			    "only failed, dead, abandoned and terminated "
-			    "shards can be replayed");
+			T_EQ_STR(why, "the shard succeeded or has not ended: "
+			    "only failed, dead, abandoned, terminated and "
+			    "unknown shards can be replayed");
 		T_EQ_INT(store_run_requeue(s, "b@2027-03-14T07:00:00Z", &rq,
 		    why, sizeof why), bc->ends[0] == 's' || open > 1 ? 1 : 0);
 		T_EQ_INT(rq.batch, 1);
