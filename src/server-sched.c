@@ -195,7 +195,10 @@ server_pend_hold(struct server *s, struct pending *p)
 	(void)snprintf(w->obuf, sizeof w->obuf, "%s", p->origin);
 	w->origin = w->obuf;		/* a shard's entry may go first */
 	w->detail = xstrdup(SERVER_HELD);
-	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
+	if (p->parent > 0 && p->shard > 0)
+		return;		/* a batch's first waiting shard says it */
+	store_run_id(p->j->id, p->at, server_origin(p->origin), run_id,
+	    sizeof run_id);
 	lj.job = p->j->id;
 	lj.run_id = run_id;
 	lj.scheduled_at = p->at;
