@@ -396,7 +396,7 @@ $(B)/bench/%.o: CPPFLAGS += -DBENCH_TZIF_DIR='"$(FUZZ_TZIF_DIR)/fat"'
 # Each prints its own table; the scripts take their sizes from the
 # environment (see each one's header and bench/README.md), e.g.
 # make bench REPEAT=1 JOBS=1000.  store.sh runs bench_store itself.
-BENCH_SCRIPTS	= burst instructions steady idle scale store cluster
+BENCH_SCRIPTS	= burst batch instructions steady idle scale store cluster
 
 bench: all $(BENCH_BINS) $(B)/bench/stamp $(B)/bench/forkloop \
     $(B)/bench/slowsync.so
