@@ -779,13 +779,16 @@ void
 server_ckpt_prepare(struct server *s, const struct job_def *d, struct run *r,
     const void *saved, size_t len)
 {
-	char	path[PATH_MAX], *slash;
-	int	fd;
+	struct batch	*b = server_batch_find(s, r->parent);
+	char		 path[PATH_MAX], *slash;
+	int		 fd;
 
 	server_ckpt_path(s, r->parent, r->shard, path, sizeof path);
 	r->ckpt = xstrdup(path);
 	slash = strrchr(path, '/');
 	*slash = '\0';
+	if (b != NULL && b->dir_made)
+		goto made;
 	if ((slash = strrchr(path, '/')) != NULL) {
 		*slash = '\0';
 		if (mkdir(path, 0711) == -1 && errno != EEXIST)
@@ -798,6 +801,9 @@ server_ckpt_prepare(struct server *s, const struct job_def *d, struct run *r,
 	} else if (d->cred.uid != geteuid() && chown(path, d->cred.uid,
 	    d->cred.gid) == -1)
 		goto fail;
+	if (b != NULL)
+		b->dir_made = 1;
+made:
 	if (saved == NULL)
 		return;
 	/* Never through what the job may have put there: a new file. */

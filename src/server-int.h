@@ -168,6 +168,7 @@ struct batch {
 	int		 npend;		/* its entries in the FIFO */
 	int		 ready;		/* its shards' rows are committed */
 	int		 seen;		/* in the store's last look */
+	int		 dir_made;	/* its checkpoints' directory */
 	const char	*stop_reason;	/* stopped: batch_timeout, ... */
 	ev_timer	 timeout_w;
 	struct batch	*next;
