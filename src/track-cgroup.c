@@ -61,9 +61,10 @@ static struct cg_watch	*cg_watches;
 static size_t		 cg_nwatches, cg_capwatches;
 
 /*
- * The name of the attempt's cgroup: the run id with '/' made '_', then
- * the attempt; ".on_failure" after it for its command; an overdue
- * alert's command (no run id) "JOB@overdue.MS".
+ * The name of the attempt's cgroup: the run id with '/' made '_' (a
+ * shard's: its instance's, "#" and its index), then the attempt;
+ * ".on_failure" after it for its command; an overdue alert's command (no
+ * run id) "JOB@overdue.MS".
  */
 void
 track_cgroup_name(const struct run *r, char *buf, size_t len)
@@ -73,6 +74,9 @@ track_cgroup_name(const struct run *r, char *buf, size_t len)
 	if (r->run_id[0] == '\0')
 		(void)snprintf(buf, len, "%s@overdue.%lld", r->job,
 		    (long long)clock_wall_ms());
+	else if (r->shard >= 0)		/* a batch's shard: its own */
+		(void)snprintf(buf, len, "%s#%d.%d", r->run_id, r->shard,
+		    r->attempt);
 	else
 		(void)snprintf(buf, len, "%s.%d%s", r->run_id, r->attempt,
 		    r->hook ? ".on_failure" : "");
