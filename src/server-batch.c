@@ -456,7 +456,8 @@ server_batch_final(struct server *s, int64_t rowid, const char *job,
 			server_job_save(s, j);
 		}
 		server_overdue_arm(s, j);
-	} else if (strcmp(st->status, "unknown") != 0)
+	} else if (strcmp(st->status, "failed") == 0 ||
+	    strcmp(st->status, "dead") == 0)
 		server_hook(s, j, st->status, st->reason, rowid,
 		    st->scheduled_at, st->attempt, -1, -1, st->run_id,
 		    st->failed != NULL ? st->failed : "", st->total);
@@ -616,25 +617,8 @@ server_pend_shard(struct server *s, struct batch *b, int i, int64_t rowid,
 	p->rowid = rowid;
 	p->not_before = not_before;
 	p->due_ms = not_before > 0 ? not_before : clock_wall_ms();
-	*s->pend_tail = p;
-	s->pend_tail = &p->next;
-	s->npend++;
-	b->npend++;
-	server_pend_hold(s, p);
+	server_pend_link(s, p);
 	return p;
-}
-
-/* A pending entry left the FIFO: its job's count, or its batch's. */
-void
-server_pend_gone(struct server *s, const struct pending *p)
-{
-	struct batch *b;
-
-	s->npend--;
-	if (p->parent <= 0)
-		p->j->npending--;
-	else if ((b = server_batch_find(s, p->parent)) != NULL)
-		b->npend--;
 }
 
 /*

@@ -357,6 +357,7 @@ void	server_pend_found(struct server *, struct sjob *, const struct store_found 
 struct pending *	server_pend_shard(struct server *, struct batch *, int, int64_t, const char *, int64_t);
 void	server_pend_soon(struct server *);
 void	server_pend_gone(struct server *, const struct pending *);
+void	server_pend_link(struct server *, struct pending *);
 int	server_shard_can_start(const struct server *, const struct pending *, int, int64_t);
 void	server_shard_env(const struct server *, const struct run *, struct envp *);
 int	server_can_start(const struct sjob *, int, int64_t);

@@ -346,8 +346,14 @@ server_classify(struct server *s, const struct run *r,
 		return;
 	}
 	if (r->replaced || r->stopped || s->stopping) {
+		const struct sjob *j = r->owner;
+
 		o->status = o->outcome = "terminated";
 		o->reason = r->replaced ? "replaced" : "shutdown";
+		/* A batch's shard resumes at the next start: not the end. */
+		if (!r->replaced && r->parent > 0 && j != NULL &&
+		    j->def != NULL && j->def->recover == POLICY_RECOVER_RERUN)
+			o->status = "interrupted";
 		return;
 	}
 	if (r->timed_out) {

@@ -165,12 +165,41 @@ server_pend_add(struct server *s, struct sjob *j, int64_t at,
 	p->rowid = rowid;
 	p->not_before = not_before;
 	p->due_ms = at * 1000;
+	server_pend_link(s, p);
+	return p;
+}
+
+/*
+ * Append an entry to the FIFO, counted by its job (an instance) or its
+ * batch (a shard: server_pend_gone undoes it), held if its job is paused.
+ */
+void
+server_pend_link(struct server *s, struct pending *p)
+{
+	struct batch *b;
+
+	p->next = NULL;
 	*s->pend_tail = p;
 	s->pend_tail = &p->next;
 	s->npend++;
-	j->npending++;
+	if (p->parent <= 0)
+		p->j->npending++;
+	else if ((b = server_batch_find(s, p->parent)) != NULL)
+		b->npend++;
 	server_pend_hold(s, p);
-	return p;
+}
+
+/* A pending entry left the FIFO: its job's count, or its batch's. */
+void
+server_pend_gone(struct server *s, const struct pending *p)
+{
+	struct batch *b;
+
+	s->npend--;
+	if (p->parent <= 0)
+		p->j->npending--;
+	else if ((b = server_batch_find(s, p->parent)) != NULL)
+		b->npend--;
 }
 
 /*
@@ -195,7 +224,10 @@ server_pend_hold(struct server *s, struct pending *p)
 	(void)snprintf(w->obuf, sizeof w->obuf, "%s", p->origin);
 	w->origin = w->obuf;		/* a shard's entry may go first */
 	w->detail = xstrdup(SERVER_HELD);
-	store_run_id(p->j->id, p->at, p->origin, run_id, sizeof run_id);
+	if (p->parent > 0 && p->shard > 0)
+		return;		/* a batch's first waiting shard says it */
+	store_run_id(p->j->id, p->at, server_origin(p->origin), run_id,
+	    sizeof run_id);
 	lj.job = p->j->id;
 	lj.run_id = run_id;
 	lj.scheduled_at = p->at;
@@ -1073,12 +1105,7 @@ server_dispatch_apply(struct server *s, struct dispatch *dp)
 			    strcmp(p->why, "overlap") == 0 ? "overlap = queue "
 			    "or replace: after the running one" :
 			    "max_running reached");
-			p->next = NULL;
-			*s->pend_tail = p;
-			s->pend_tail = &p->next;
-			s->npend++;
-			p->j->npending++;
-			server_pend_hold(s, p);
+			server_pend_link(s, p);
 		}
 	}
 	s->pumping = held;

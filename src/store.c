@@ -315,7 +315,8 @@ static const char *const store_sql[ST_COUNT] = {
 	 * when its shards are created (they carry their own), and is
 	 * settled by one conditional update once the last one is final.
 	 */
-	[ST_RUN_KIND] = "SELECT id, parent, shard, shards IS NOT NULL "
+	[ST_RUN_KIND] = "SELECT id, parent, shard, "
+	    "CASE WHEN shards IS NULL THEN 0 ELSE 1 END "
 	    "FROM runs WHERE run_id = ?1",
 	[ST_BATCH_BEGIN] = "UPDATE runs SET shards = ?2, owner = NULL, "
 	    "lease_until = NULL, started_at = coalesce(started_at, ?4), "
@@ -329,7 +330,8 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_BATCH_LOCK] = "SELECT status, job, run_id, scheduled_at, attempts "
 	    "FROM runs WHERE id = ?1",
 	[ST_BATCH_COUNTS] = "SELECT status, count(*), "
-	    "sum(CASE WHEN reason = 'batch_timeout' THEN 1 ELSE 0 END) "
+	    "sum(CASE WHEN reason = 'batch_timeout' THEN 1 ELSE 0 END), "
+	    "sum(CASE WHEN reason = 'replaced' THEN 1 ELSE 0 END) "
 	    "FROM runs WHERE parent = ?1 GROUP BY status",
 	[ST_BATCH_FAILED] = "SELECT shard FROM runs WHERE parent = ?1 AND "
 	    "status <> 'succeeded' ORDER BY shard",
@@ -348,7 +350,7 @@ static const char *const store_sql[ST_COUNT] = {
 	[ST_BATCH_REQUEUE] = "UPDATE runs SET status = 'running', "
 	    "reason = NULL, detail = NULL, finished_at = NULL, owner = NULL, "
 	    "lease_until = NULL WHERE id = ?1 AND status IN ('running', "
-	    "'failed', 'dead', 'unknown')",
+	    "'failed', 'dead', 'unknown', 'terminated')",
 	/* ?2: a shard's index, or -1: every one that did not succeed. */
 	[ST_SHARDS_REQUEUE] = "UPDATE runs SET status = 'queued', "
 	    "reason = 'replay', detail = NULL, retry_at = NULL, "
@@ -1748,9 +1750,10 @@ store_run_requeue(struct store *s, const char *run_id,
 			return -1;
 		if (rc == 0) {
 			(void)snprintf(buf, len, "%s: only failed, dead, "
-			    "abandoned and terminated shards can be replayed",
-			    shard == -1 ? "no shard to replay" :
-			    "the shard is not final or succeeded");
+			    "abandoned, terminated and unknown shards can be "
+			    "replayed", shard == -1 ? "every shard succeeded "
+			    "or has not ended" : "the shard succeeded or has "
+			    "not ended");
 			return 0;
 		}
 		out->batch = 1;
@@ -2283,7 +2286,7 @@ store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
 {
 	struct db_stmt	*st;
 	const char	*status, *list;
-	int64_t		 n, timeouts = 0;
+	int64_t		 n, timeouts = 0, replaced = 0;
 	int		 rc, open = 0, dead = 0, unknown = 0, shown;
 
 	memset(out, 0, sizeof *out);
@@ -2295,6 +2298,7 @@ store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
 		status = db_column_text(st, 0);
 		n = db_column_int64(st, 1);
 		timeouts += db_column_int64(st, 2);
+		replaced += db_column_int64(st, 3);
 		out->total += (int)n;
 		if (strcmp(status, "succeeded") == 0)
 			out->succeeded += (int)n;
@@ -2327,15 +2331,19 @@ store_batch_settle(struct store *s, int64_t parent, int64_t now_ms,
 		 */
 		(void)snprintf(out->status, sizeof out->status, "%s",
 		    dead > 0 ? "dead" : unknown == out->total -
-		    out->succeeded ? "unknown" : "failed");
+		    out->succeeded ? "unknown" : replaced > 0 ? "terminated" :
+		    "failed");
 		(void)snprintf(out->reason, sizeof out->reason, "%s",
-		    timeouts > 0 ? "batch_timeout" : "shards");
+		    timeouts > 0 ? "batch_timeout" : replaced > 0 ?
+		    "replaced" : "shards");
 		list = out->failed != NULL ? out->failed : "";
 		shown = (int)strlen(list) > 120 ? 120 : (int)strlen(list);
 		(void)snprintf(out->detail, sizeof out->detail, "%d of %d "
 		    "shards %s%s: %.*s%s", out->total - out->succeeded,
 		    out->total, strcmp(out->status, "unknown") == 0 ?
-		    "ended unknown (adopted after a restart)" : "failed",
+		    "ended unknown (adopted after a restart)" :
+		    replaced > 0 ? "were stopped: replaced by a newer "
+		    "instance" : "failed",
 		    timeouts > 0 ? " (batch_timeout)" : dead > 0 ?
 		    " (retries exhausted)" : "", shown, list,
 		    shown < (int)strlen(list) ? " ..." : "");

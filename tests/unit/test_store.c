@@ -2370,7 +2370,8 @@ file_size(const char *path)
 
 /*
  * A batch of three shards ended as `ends` says (a letter per shard:
- * s succeeded, f failed, d dead, u unknown (adopted), r still running,
+ * s succeeded, f failed, d dead, u unknown (adopted), x terminated
+ * (replaced), r still running,
  * q still queued, t
  * abandoned by batch_timeout); what store_batch_settle decides.
  */
@@ -2395,6 +2396,8 @@ static const struct batch_case batch_cases[] = {
 	{ "usu", 1, "unknown", "shards", "0 2", "2 of 3 shards ended unknown "
 	    "(adopted after a restart): 0 2" },
 	{ "ufs", 1, "failed", "shards", "0 1", "2 of 3 shards failed: 0 1" },
+	{ "sxs", 1, "terminated", "replaced", "1", "1 of 3 shards were "
+	    "stopped: replaced by a newer instance: 1" },
 };
 
 /* One shard's attempt, claimed by its row and ended with status. */
@@ -2419,7 +2422,8 @@ batch_shard_end(struct store *s, int64_t id, const char *status)
 	e.rowid = cl.rowid;
 	e.attempt = cl.attempt;
 	e.status = status;
-	e.reason = strcmp(status, "succeeded") == 0 ? NULL : "exit";
+	e.reason = strcmp(status, "succeeded") == 0 ? NULL :
+	    strcmp(status, "terminated") == 0 ? "replaced" : "exit";
 	e.outcome = status;
 	e.started_ms = NOW_MS;
 	e.finished_ms = NOW_MS + 10;
@@ -2502,7 +2506,8 @@ batch_run(const struct batch_case *bc, int first)
 		const char *e = bc->ends[k] == 's' ? "succeeded" :
 		    bc->ends[k] == 'f' ? "failed" : bc->ends[k] == 'd' ?
 		    "dead" : bc->ends[k] == 'r' ? "running" :
-		    bc->ends[k] == 'u' ? "unknown" : NULL;
+		    bc->ends[k] == 'u' ? "unknown" : bc->ends[k] == 'x' ?
+		    "terminated" : NULL;
 
 		if (e != NULL)
 			batch_shard_end(s, ids[k], e);
@@ -2561,9 +2566,9 @@ batch_run(const struct batch_case *bc, int first)
 		T_EQ_INT(store_run_requeue(s, "b@2027-03-14T07:00:00Z#0", &rq,
 		    why, sizeof why), bc->ends[0] == 's' ? 0 : 1);
 		if (bc->ends[0] == 's')
-			T_EQ_STR(why, "the shard is not final or succeeded: "
-			    "only failed, dead, abandoned and terminated "
-			    "shards can be replayed");
+			T_EQ_STR(why, "the shard succeeded or has not ended: "
+			    "only failed, dead, abandoned, terminated and "
+			    "unknown shards can be replayed");
 		T_EQ_INT(store_run_requeue(s, "b@2027-03-14T07:00:00Z", &rq,
 		    why, sizeof why), bc->ends[0] == 's' || open > 1 ? 1 : 0);
 		T_EQ_INT(rq.batch, 1);
