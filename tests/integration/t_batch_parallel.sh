@@ -43,9 +43,9 @@ final() {
 	esac
 	return 1
 }
-wait_for "par's instance to end" 30 final par
 wait_for "bt's instance to end" 15 final bt
 bt_end=$(now)
+wait_for "par's instance to end" 30 final par
 
 # --- 1. shard_parallel ---------------------------------------------------------------
 expect_eq "par: succeeded" "$(status par)" succeeded
