@@ -72,7 +72,8 @@ _tickctl() {
 		esac ;;
 	show|replay)
 		case $cur in
-		-*)	COMPREPLY=($(compgen -W "--wait --help" -- "$cur")) ;;
+		-*)	COMPREPLY=($(compgen -W "$([ "$cmd" = replay ] &&
+			    echo --wait --shard) --help" -- "$cur")) ;;
 		*@*)	COMPREPLY=($(compgen -W "$(_tickctl_runs \
 			    "${cur%%@*}")" -- "$cur"))
 			[ -n "${COMP_LINE+set}" ] &&

@@ -368,6 +368,179 @@ ctl_fmt_vis(const char *s, size_t n, int keep_nl)
 	return out;
 }
 
+/* The bytes of the one character or escape of ctl_fmt_vis at p. */
+static size_t
+ctl_fmt_vis_len(const unsigned char *p)
+{
+	if (p[0] == '\\' && p[1] == 'x' && p[2] != '\0' && p[3] != '\0')
+		return 4;
+	if (p[0] == '\\' && p[1] == 'n')
+		return 2;
+	if (p[0] >= 0xf0)
+		return 4;
+	if (p[0] >= 0xe0)
+		return 3;
+	if (p[0] >= 0xc0)
+		return 2;
+	return 1;
+}
+
+/*
+ * The first line of the n bytes at s made safe as by ctl_fmt_vis, at
+ * most max bytes (caller frees): a longer one is cut between characters
+ * and ends in "..." within max.
+ */
+char *
+ctl_fmt_clip(const char *s, size_t n, size_t max)
+{
+	const char	*nl;
+	char		*vis;
+	size_t		 len, off = 0, k;
+
+	if ((nl = memchr(s, '\n', n)) != NULL)
+		n = (size_t)(nl - s);
+	vis = ctl_fmt_vis(s, n, 0);
+	if ((len = strlen(vis)) <= max)
+		return vis;
+	if (max < 3) {
+		vis[0] = '\0';
+		return vis;
+	}
+	/* Whole characters up to max - 3 bytes, then "...". */
+	while (off < len) {
+		k = ctl_fmt_vis_len((const unsigned char *)vis + off);
+		if (off + k > max - 3)
+			break;
+		off += k;
+	}
+	(void)memcpy(vis + off, "...", 4);
+	return vis;
+}
+
+/* Elapsed time for a progress line: "45s", "1m03s", "2h05m09s". */
+void
+ctl_fmt_elapsed(int64_t ms, char *buf, size_t len)
+{
+	long long s = ms < 0 ? 0 : (long long)(ms / 1000);
+
+	if (s < 60)
+		(void)snprintf(buf, len, "%llds", s);
+	else if (s < 3600)
+		(void)snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+	else
+		(void)snprintf(buf, len, "%lldh%02lldm%02llds", s / 3600,
+		    s % 3600 / 60, s % 60);
+}
+
+/*
+ * The status of a history entry for people: "failed (exit)"; a batch
+ * instance's says what its shards did: "succeeded, 16 shards", "failed:
+ * 2 of 16 shards", "running: 9 of 16 shards done", with its reason when
+ * it is not "shards" ("failed: 3 of 16 shards (batch_timeout)").
+ */
+void
+ctl_fmt_status(const struct store_query_run *r, char *buf, size_t len)
+{
+	const struct store_query_shards	*c = &r->shards;
+	const char			*why = r->reason;
+	char				 head[CTL_FMT_BUFSZ];
+
+	if (!r->batch || c->total == 0 || r->status == NULL) {
+		(void)snprintf(buf, len, "%s%s%s%s", r->status != NULL ?
+		    r->status : "-", why != NULL ? " (" : "",
+		    why != NULL ? why : "", why != NULL ? ")" : "");
+		return;
+	}
+	if (strcmp(r->status, "succeeded") == 0)
+		(void)snprintf(head, sizeof head, "succeeded, %lld shard%s",
+		    (long long)c->total, c->total == 1 ? "" : "s");
+	else if (strcmp(r->status, "running") == 0)
+		(void)snprintf(head, sizeof head, "running: %lld of %lld "
+		    "shard%s done", (long long)c->succeeded,
+		    (long long)c->total, c->total == 1 ? "" : "s");
+	else if (strcmp(r->status, "failed") == 0 ||
+	    strcmp(r->status, "dead") == 0 ||
+	    strcmp(r->status, "terminated") == 0)
+		(void)snprintf(head, sizeof head, "%s: %lld of %lld shard%s",
+		    r->status, (long long)c->failed, (long long)c->total,
+		    c->total == 1 ? "" : "s");
+	else
+		(void)snprintf(head, sizeof head, "%s, %lld shard%s",
+		    r->status, (long long)c->total, c->total == 1 ? "" : "s");
+	if (why != NULL && strcmp(why, "shards") == 0)
+		why = NULL;
+	(void)snprintf(buf, len, "%s%s%s%s", head, why != NULL ? " (" : "",
+	    why != NULL ? why : "", why != NULL ? ")" : "");
+}
+
+/*
+ * A batch's progress: "16 shards: 9 done, 4 running, 1 failed, 2
+ * waiting, 1m03s" (elapsed_ms -1: without the time).
+ */
+void
+ctl_fmt_progress(const struct store_query_shards *c, int64_t elapsed_ms,
+    char *buf, size_t len)
+{
+	char el[CTL_FMT_BUFSZ];
+
+	el[0] = '\0';
+	if (elapsed_ms != -1) {
+		(void)snprintf(el, sizeof el, ", ");
+		ctl_fmt_elapsed(elapsed_ms, el + 2, sizeof el - 2);
+	}
+	(void)snprintf(buf, len, "%lld shard%s: %lld done, %lld running, "
+	    "%lld failed, %lld waiting%s", (long long)c->total,
+	    c->total == 1 ? "" : "s", (long long)c->succeeded,
+	    (long long)c->running, (long long)c->failed,
+	    (long long)c->waiting, el);
+}
+
+/*
+ * What --wait writes about a batch's progress at now_ms (counts c,
+ * elapsed_ms since the instance started) into buf: 1 when there is
+ * something to write, 0 when not.  At most once a second: on a terminal
+ * one line rewritten ("\r16 shards: ..., 1m03s", blanks over what is
+ * left of a longer one); otherwise a line ending in a newline each time
+ * the counts change.
+ */
+int
+ctl_progress_step(struct ctl_progress *p, const struct store_query_shards *c,
+    int64_t elapsed_ms, int64_t now_ms, char *buf, size_t len)
+{
+	char	line[256];
+	size_t	w;
+
+	if (p->shown && now_ms - p->last_ms < 1000)
+		return 0;
+	if (!p->tty && p->shown && memcmp(c, &p->last, sizeof *c) == 0)
+		return 0;
+	if (p->tty) {
+		ctl_fmt_progress(c, elapsed_ms, line, sizeof line);
+		w = strlen(line);
+		(void)snprintf(buf, len, "\r%s%*s", line, p->width > w ?
+		    (int)(p->width - w) : 0, "");
+		p->width = w;
+	} else {
+		ctl_fmt_progress(c, -1, line, sizeof line);
+		(void)snprintf(buf, len, "%s\n", line);
+	}
+	p->shown = 1;
+	p->last_ms = now_ms;
+	p->last = *c;
+	return 1;
+}
+
+/* What ends the progress of --wait: a newline after a live line. */
+int
+ctl_progress_end(struct ctl_progress *p, char *buf, size_t len)
+{
+	if (!p->tty || !p->shown)
+		return 0;
+	(void)snprintf(buf, len, "\n");
+	p->shown = 0;
+	return 1;
+}
+
 /*
  * --since: an RFC 3339 instant, or a duration meaning that long before
  * now_ms ("2h": two hours ago).  Sets *out (Unix seconds); -1 with

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store_query.h"
 #include "tz.h"
 
 #define CTL_FMT_BUFSZ	64	/* enough for any one formatted value */
@@ -18,6 +19,15 @@ struct ctl_table {
 	size_t	  ncols;
 	char	**cells;	/* nrows * ncols, row-major, owned */
 	size_t	  nrows;
+};
+
+/* A batch's progress as --wait shows it (ctl_progress_step). */
+struct ctl_progress {
+	int				 tty;	/* rewrite one line */
+	int				 shown;	/* a line was written */
+	int64_t				 last_ms; /* when */
+	struct store_query_shards	 last;	/* the counts it showed */
+	size_t				 width;	/* of the line on the tty */
 };
 
 void	 ctl_table_init(struct ctl_table *, size_t);
@@ -36,6 +46,16 @@ void	 ctl_fmt_utc(int64_t, char *, size_t);
 void	 ctl_fmt_ago(int64_t, int64_t, char *, size_t);
 void	 ctl_fmt_exit(int, int, char *, size_t);
 char	*ctl_fmt_vis(const char *, size_t, int);
+char	*ctl_fmt_clip(const char *, size_t, size_t);
+void	 ctl_fmt_elapsed(int64_t, char *, size_t);
+void	 ctl_fmt_status(const struct store_query_run *, char *, size_t);
+void	 ctl_fmt_progress(const struct store_query_shards *, int64_t,
+	     char *, size_t);
+
+int	 ctl_progress_step(struct ctl_progress *,
+	     const struct store_query_shards *, int64_t, int64_t, char *,
+	     size_t);
+int	 ctl_progress_end(struct ctl_progress *, char *, size_t);
 
 int	 ctl_parse_since(const char *, int64_t, int64_t *, char **);
 int	 ctl_parse_count(const char *, long, long, long *);

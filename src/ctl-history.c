@@ -18,7 +18,12 @@
  * JSON: one object per entry: run_id, job, scheduled_at, trigger,
  * status, reason, attempts, started_at, finished_at, lateness_ms,
  * duration_ms, exit_status, signal (and kind, row_id, origin, detail,
- * first_at, last_at, count, retry_at, pid).
+ * first_at, last_at, count, retry_at, pid; a batch instance's shards:
+ * total, succeeded, failed, running, waiting; a shard's shard_of, the
+ * run id of its instance, and shard, its index).
+ *
+ * Shards of batches are not entries: their instance is, and its status
+ * says what they did ("failed: 2 of 16 shards").
  *
  * DIAGNOSTICS: one line on stderr: usage errors and unknown jobs exit 2,
  * an unreadable store exits 1.
@@ -194,7 +199,8 @@ ctl_history_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	rc = CTL_EXIT_FAIL;
 	if ((q = ctl_ctx_store(ctx)) == NULL)
 		goto out;
-	if (store_query_history(q, &f, &v, &n, &cause) == -1) {
+	if (store_query_history(q, &f, &v, &n, &cause) == -1 ||
+	    store_query_shard_counts(q, v, n, &cause) == -1) {
 		ctl_error("history: state %s: %s", ctx->conf->state, cause);
 		free(cause);
 		goto out;

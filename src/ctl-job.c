@@ -248,6 +248,26 @@ ctl_job_json_run(struct ctl_json *j, const char *key,
 	ctl_json_time_ms(j, "retry_at", r->retry_at);
 	ctl_json_opt(j, "pid", r->status != NULL &&
 	    strcmp(r->status, "running") == 0 ? r->pid : -1);
+	if (r->batch)
+		ctl_job_json_shards(j, "shards", &r->shards);
+	if (r->parent != -1) {
+		ctl_json_str(j, "shard_of", r->parent_run_id);
+		ctl_json_int(j, "shard", r->shard);
+	}
+	ctl_json_close(j);
+}
+
+/* A batch's shard counts as the object member key. */
+void
+ctl_job_json_shards(struct ctl_json *j, const char *key,
+    const struct store_query_shards *c)
+{
+	ctl_json_open(j, key);
+	ctl_json_int(j, "total", c->total);
+	ctl_json_int(j, "succeeded", c->succeeded);
+	ctl_json_int(j, "failed", c->failed);
+	ctl_json_int(j, "running", c->running);
+	ctl_json_int(j, "waiting", c->waiting);
 	ctl_json_close(j);
 }
 
@@ -296,9 +316,7 @@ ctl_job_run_row(struct ctl_table *t, const struct store_query_run *r,
 	char	 last[CTL_FMT_BUFSZ], *note = NULL, *id;
 	int64_t	 ref;
 
-	(void)snprintf(status, sizeof status, "%s%s%s%s", r->status,
-	    r->reason != NULL ? " (" : "", r->reason != NULL ? r->reason : "",
-	    r->reason != NULL ? ")" : "");
+	ctl_fmt_status(r, status, sizeof status);
 	if (r->is_decision) {
 		ctl_fmt_local(r->first_at, z, sched, sizeof sched);
 		ctl_fmt_local(r->last_at, z, last, sizeof last);

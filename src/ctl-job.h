@@ -47,6 +47,8 @@ void		 ctl_job_json_list(struct ctl_json *,
 		     const struct ctl_job_view *);
 void		 ctl_job_json_run(struct ctl_json *, const char *,
 		     const struct store_query_run *);
+void		 ctl_job_json_shards(struct ctl_json *, const char *,
+		     const struct store_query_shards *);
 void		 ctl_job_run_table(struct ctl_table *);
 void		 ctl_job_run_row(struct ctl_table *,
 		     const struct store_query_run *, const struct tz *,

@@ -13,6 +13,9 @@
  *   tickd_jobs{state}                 jobs per state
  *   tickd_job_state{job,state}        1 for the job's state, 0 others
  *   tickd_runs_total{job,status}      instances recorded, per status
+ *                                     (a batch is one, its shards none)
+ *   tickd_shards_total{job,status}    shards of batches, per status
+ *                                     (written when there are any)
  *   tickd_skipped_total{job,reason}   instants skipped, per reason
  *   tickd_lateness_seconds{job,quantile} summary: scheduling delay
  *   tickd_lateness_max_seconds{job}
@@ -239,14 +242,14 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	const struct ctl_daemon		*dm;
 	struct store_query_stats	*st = NULL;
 	struct store_query_count	*runs = NULL, *skips = NULL;
-	struct store_query_count	*fails = NULL;
+	struct store_query_count	*fails = NULL, *shards = NULL;
 	struct store_query_node		*nodes = NULL;
 	struct store_query		*q;
 	struct ctl_job_view		*views = NULL;
 	struct conf			*c;
 	char				*cause = NULL, val[32];
 	size_t				 nst = 0, nruns = 0, nskips = 0;
-	size_t				 nfails = 0, nnodes = 0;
+	size_t				 nfails = 0, nnodes = 0, nshards = 0;
 	size_t				 nviews = 0, i, k, count;
 	int64_t				 since = -1;
 	int				 ch, rc = CTL_EXIT_OK;
@@ -295,7 +298,9 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	    &runs, &nruns, &cause) == -1 || store_query_counts(q,
 	    STORE_QUERY_SKIPPED, &skips, &nskips, &cause) == -1 ||
 	    store_query_counts(q, STORE_QUERY_FAILED, &fails, &nfails,
-	    &cause) == -1 || store_query_nodes(q, &nodes, &nnodes,
+	    &cause) == -1 || store_query_counts(q, STORE_QUERY_SHARDS,
+	    &shards, &nshards, &cause) == -1 ||
+	    store_query_nodes(q, &nodes, &nnodes,
 	    &cause) == -1))
 		goto fail;
 
@@ -352,6 +357,16 @@ ctl_metrics_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		(void)snprintf(val, sizeof val, "%lld", (long long)runs[i].n);
 		ctl_metrics_sample("tickd_runs_total", runs[i].job, "status",
 		    runs[i].key, val);
+	}
+	if (nshards > 0)
+		ctl_metrics_family("tickd_shards_total", "counter", "Shards "
+		    "of batch instances recorded in the state database, per "
+		    "status (bounded by history retention).");
+	for (i = 0; i < nshards; i++) {
+		(void)snprintf(val, sizeof val, "%lld",
+		    (long long)shards[i].n);
+		ctl_metrics_sample("tickd_shards_total", shards[i].job,
+		    "status", shards[i].key, val);
 	}
 	ctl_metrics_family("tickd_skipped_total", "counter", "Scheduled "
 	    "instants that did not run, per reason: skipped instances and "
@@ -420,6 +435,7 @@ out:
 	store_query_counts_free(runs, nruns);
 	store_query_counts_free(skips, nskips);
 	store_query_counts_free(fails, nfails);
+	store_query_counts_free(shards, nshards);
 	store_query_nodes_free(nodes, nnodes);
 	if (ctl_flush("metrics") != CTL_EXIT_OK)
 		rc = CTL_EXIT_FAIL;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "ctl-fmt.h"
 #include "ctl.h"
 #include "store_query.h"
 #include "xmalloc.h"
@@ -176,8 +177,47 @@ ctl_status_final(const char *s)
 	return 0;
 }
 
+/* The time of day in milliseconds. */
+static int64_t
+ctl_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * While run is a running batch, show its progress on stderr (p: what
+ * was shown).  Counts that cannot be read show nothing.
+ */
+static void
+ctl_wait_progress(struct store_query *q, struct store_query_run *run,
+    struct ctl_progress *p)
+{
+	char	 buf[512], *cause = NULL;
+	int64_t	 now = ctl_now_ms(), from;
+
+	if (!run->batch || strcmp(run->status, "running") != 0)
+		return;
+	if (store_query_shard_counts(q, run, 1, &cause) == -1) {
+		free(cause);
+		return;
+	}
+	if (run->shards.total == 0)
+		return;
+	from = run->started_ms != -1 ? run->started_ms : run->created_ms;
+	if (ctl_progress_step(p, &run->shards, from != -1 ? now - from : -1,
+	    now, buf, sizeof buf) == 1) {
+		(void)fputs(buf, stderr);
+		(void)fflush(stderr);
+	}
+}
+
 /*
  * Wait for an instance to reach a final status, polling the store.
+ * A batch's progress is shown on stderr meanwhile (ctl_progress_step):
+ * a live line when stderr is a terminal.
  * Returns an exit status mirroring the job's: its exit code, 128+signal,
  * 0 on success, 1 for other ends; -1 if the store cannot be read.
  */
@@ -189,12 +229,15 @@ ctl_wait_run(struct ctl_ctx *ctx, const char *run_id)
 	struct store_query_run		*run;
 	struct store_query_attempt	*att;
 	struct timespec			 ts = { 0, 100 * 1000 * 1000 };
-	char				*cause = NULL;
+	struct ctl_progress		 p;
+	char				*cause = NULL, end[8];
 	size_t				 natt;
 	int				 rc = -1, done = 0;
 
 	if (c == NULL)
 		return -1;
+	memset(&p, 0, sizeof p);
+	p.tty = !ctx->json && isatty(STDERR_FILENO);
 	while (!done) {
 		if ((q = store_query_open(c->state, &cause)) == NULL) {
 			ctl_error("%s", cause);
@@ -207,6 +250,8 @@ ctl_wait_run(struct ctl_ctx *ctx, const char *run_id)
 		if (store_query_run(q, run_id, &run, &att, &natt,
 		    &cause) == 1 && ctl_status_final(run->status)) {
 			done = 1;
+			if (ctl_progress_end(&p, end, sizeof end) == 1)
+				(void)fputs(end, stderr);
 			if (strcmp(run->status, "succeeded") == 0)
 				rc = 0;
 			else if (run->exit_status > 0)
@@ -220,6 +265,8 @@ ctl_wait_run(struct ctl_ctx *ctx, const char *run_id)
 				    run->status, run->reason ? ", " : "",
 				    run->reason ? run->reason : "");
 		}
+		else if (run != NULL && !ctx->json)
+			ctl_wait_progress(q, run, &p);
 		free(cause);
 		cause = NULL;
 		if (run != NULL)

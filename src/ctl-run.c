@@ -2,15 +2,18 @@
  * ctl-run.c -- "tickctl run" and "tickctl replay": start an instance now.
  *
  *   tickctl [--json] run JOB [--force] [--wait]
- *   tickctl [--json] replay RUN_ID [--wait]
+ *   tickctl [--json] replay RUN_ID [--shard I] [--wait]
  *
  * run asks the daemon for a manual instance of JOB now (trigger manual):
  * it obeys the job's overlap policy unless --force, starts within
  * moments, and its run id is printed.  replay runs a failed or dead
  * instance again under its own identity: the same TICKD_RUN_ID, the next
- * attempt number, trigger replay.  --wait waits for the instance's end
+ * attempt number, trigger replay; of a batch instance, the shards that did
+ * not succeed, or with --shard I the shard I alone (the request names the
+ * shard's own run id, "RUN_ID#I").  --wait waits for the instance's end
  * and exits with the job's exit status (128 + N for a signal N, 1 for
- * other failures).
+ * other failures, a failed batch among them); while a batch runs, its
+ * progress is on stderr (ctl_wait_run).
  *
  * JSON: {"run_id": ..., "job": ...} (and "status" with --wait).
  *
@@ -22,9 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl-fmt.h"
 #include "ctl-json.h"
 #include "ctl.h"
 #include "xmalloc.h"
+
+#define CTL_RUN_SHARD_MAX	9999	/* the highest index (10000 shards) */
 
 static int	ctl_run_exec(int, char **, struct ctl_ctx *);
 static int	ctl_replay_exec(int, char **, struct ctl_ctx *);
@@ -38,7 +44,7 @@ const struct ctl_cmd ctl_run_cmd = {
 
 const struct ctl_cmd ctl_replay_cmd = {
 	"replay",
-	"RUN_ID [--wait]",
+	"RUN_ID [--shard I] [--wait]",
 	"run a failed or dead instance again under its own identity",
 	ctl_replay_exec,
 };
@@ -84,14 +90,18 @@ ctl_run_started(struct ctl_ctx *ctx, const char *job, const char *run_id,
 	return rc;
 }
 
-/* Parse --force/--wait; 0, or the usage exit status. */
+/*
+ * Parse --force/--wait (and replay's --shard into *shard, else -1); 0,
+ * -1 after --help, or the usage exit status.
+ */
 static int
 ctl_run_opts(const struct ctl_cmd *cmd, int argc, char **argv, int *force,
-    int *wait, int allow_force)
+    int *wait, long *shard)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "wait", no_argument, NULL, 'w' },
+		{ "shard", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -101,9 +111,20 @@ ctl_run_opts(const struct ctl_cmd *cmd, int argc, char **argv, int *force,
 	while ((ch = getopt_long(argc, argv, ":fwh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
-			if (!allow_force)
+			if (shard != NULL)
 				return ctl_getopt_error(cmd, '?', argv);
 			*force = 1;
+			break;
+		case 's':
+			if (shard == NULL)
+				return ctl_getopt_error(cmd, '?', argv);
+			if (ctl_parse_count(optarg, 0, CTL_RUN_SHARD_MAX,
+			    shard) == -1) {
+				ctl_error("%s: --shard: \"%s\" is not a shard "
+				    "index (0 to %d)", cmd->name, optarg,
+				    CTL_RUN_SHARD_MAX);
+				return CTL_EXIT_USAGE;
+			}
 			break;
 		case 'w':
 			*wait = 1;
@@ -132,7 +153,7 @@ ctl_run_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	int			 force = 0, wait = 0, rc;
 
 	if ((rc = ctl_run_opts(&ctl_run_cmd, argc, argv, &force, &wait,
-	    1)) != 0)
+	    NULL)) != 0)
 		return rc == -1 ? CTL_EXIT_OK : rc;
 	job = argv[optind];
 	if (ctl_ctx_job(ctx, "run", job, &rc) == NULL)
@@ -159,16 +180,25 @@ ctl_replay_exec(int argc, char **argv, struct ctl_ctx *ctx)
 {
 	struct ctl_reply	 r;
 	const char		*id;
-	char			*job, *at;
+	char			*job, *at, *sid = NULL;
+	long			 shard = -1;
 	int			 force = 0, wait = 0, rc;
 
 	if ((rc = ctl_run_opts(&ctl_replay_cmd, argc, argv, &force, &wait,
-	    0)) != 0)
+	    &shard)) != 0)
 		return rc == -1 ? CTL_EXIT_OK : rc;
 	id = argv[optind];
 	if (strpbrk(id, " \t\n") != NULL) {
 		ctl_error("replay: \"%s\" is not a run id", id);
 		return CTL_EXIT_USAGE;
+	}
+	if (shard != -1) {
+		if (strchr(id, '#') != NULL) {
+			ctl_error("replay: \"%s\" is a shard's run id: --shard "
+			    "takes its instance's", id);
+			return CTL_EXIT_USAGE;
+		}
+		id = sid = xasprintf("%s#%ld", id, shard);
 	}
 	switch (ctl_request(ctx, &r, "replay %s", id)) {
 	case 0:
@@ -188,5 +218,6 @@ ctl_replay_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		break;
 	}
 	ctl_reply_free(&r);
+	free(sid);
 	return rc;
 }

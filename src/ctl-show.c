@@ -18,6 +18,16 @@
  * cpu_user_us, cpu_system_us, memory_peak_bytes, usage_source, cgroup,
  * invocation_id) and journal (the command).
  *
+ * A batch instance's status says what its shards did, and a SHARDS
+ * section follows its fields: a line per shard with its index, its
+ * parameter (at most 24 bytes), status, attempts, where it runs (NODE/PID),
+ * how it ended and the first line of its checkpoint (at most 60 bytes),
+ * made safe for a terminal.  JSON: shards (objects with index, param,
+ * run_id, status, reason, attempts, exit_status, signal, pid, owner,
+ * checkpoint: its first line) and shard_counts (total, succeeded,
+ * failed, running, waiting).  A shard is a run of its own ("RUN_ID#3"):
+ * its "shard of" line (JSON: shard_of, shard) names its instance.
+ *
  * DIAGNOSTICS: an unknown run id is one line on stderr and exit 1;
  * usage errors exit 2; an unreadable store exits 1.
  */
@@ -34,6 +44,9 @@
 #include "store_query.h"
 #include "tz.h"
 #include "xmalloc.h"
+
+#define CTL_SHOW_PARAM_MAX	24	/* bytes of a shard's parameter */
+#define CTL_SHOW_CKPT_MAX	60	/* of its checkpoint's first line */
 
 static int	ctl_show_exec(int, char **, struct ctl_ctx *);
 
@@ -56,11 +69,117 @@ ctl_show_output(const char *text, size_t n)
 	free(vis);
 }
 
+/* Where a running shard runs: "NODE/PID", "PID", or "-". */
+static void
+ctl_show_where(const struct store_query_shard *s, char *buf, size_t len)
+{
+	size_t n;
+
+	if (s->status == NULL || strcmp(s->status, "running") != 0 ||
+	    (s->pid == -1 && s->owner == NULL)) {
+		(void)snprintf(buf, len, "-");
+		return;
+	}
+	n = s->owner != NULL ? strcspn(s->owner, ":") : 0;
+	if (s->pid == -1)
+		(void)snprintf(buf, len, "%.*s", (int)n, s->owner);
+	else
+		(void)snprintf(buf, len, "%.*s%s%lld", (int)n,
+		    n > 0 ? s->owner : "", n > 0 ? "/" : "",
+		    (long long)s->pid);
+}
+
+/*
+ * The SHARDS section of a batch instance: its counts, then a line per
+ * shard (index, parameter, status, attempts, where it runs, how it
+ * ended, its checkpoint's first line), bounded and made safe.
+ */
+static void
+ctl_show_shards(struct ctl_ctx *ctx, const struct store_query_run *r,
+    const struct store_query_shard *sh, size_t nsh)
+{
+	struct ctl_table	 t;
+	char			 idx[16], att[16], where[CTL_FMT_BUFSZ];
+	char			 ex[CTL_FMT_BUFSZ], line[256];
+	char			*param, *ckpt, *vis;
+	size_t			 i;
+
+	ctl_fmt_progress(&r->shards, r->status != NULL &&
+	    strcmp(r->status, "running") == 0 ? ctx->now_ms -
+	    (r->started_ms != -1 ? r->started_ms : r->created_ms) : -1,
+	    line, sizeof line);
+	(void)printf("\nshards: %s\n", line);
+	if (nsh == 0)
+		return;
+	ctl_table_init(&t, 7);
+	ctl_table_row(&t, "SHARD", "PARAMETER", "STATUS", "ATT", "RUNNING ON",
+	    "EXIT", "CHECKPOINT");
+	for (i = 0; i < nsh; i++) {
+		(void)snprintf(idx, sizeof idx, "%d", sh[i].index);
+		(void)snprintf(att, sizeof att, "%d", sh[i].attempts);
+		param = sh[i].param != NULL ? ctl_fmt_clip(sh[i].param,
+		    strlen(sh[i].param), CTL_SHOW_PARAM_MAX) : xstrdup("-");
+		ckpt = sh[i].checkpoint != NULL ? ctl_fmt_clip(
+		    sh[i].checkpoint, sh[i].checkpoint_len,
+		    CTL_SHOW_CKPT_MAX) : xstrdup("-");
+		ctl_show_where(&sh[i], where, sizeof where);
+		ctl_fmt_exit(sh[i].exit_status, sh[i].signal, ex, sizeof ex);
+		(void)snprintf(line, sizeof line, "%s%s%s%s", sh[i].status,
+		    sh[i].reason != NULL ? " (" : "", sh[i].reason != NULL ?
+		    sh[i].reason : "", sh[i].reason != NULL ? ")" : "");
+		vis = ctl_fmt_vis(line, strlen(line), 0);
+		ctl_table_row(&t, idx, param, vis, att, where, ex, ckpt);
+		free(vis);
+		free(param);
+		free(ckpt);
+	}
+	(void)ctl_table_print(&t, "  ");
+	ctl_table_free(&t);
+}
+
+/* A batch instance's shards in JSON: "shards", then "shard_counts". */
+static void
+ctl_show_json_shards(struct ctl_json *j, const struct store_query_run *r,
+    const struct store_query_shard *sh, size_t nsh)
+{
+	char	*ckpt;
+	size_t	 i, n;
+
+	ctl_json_open_array(j, "shards");
+	for (i = 0; i < nsh; i++) {
+		ctl_json_open(j, NULL);
+		ctl_json_int(j, "index", sh[i].index);
+		ctl_json_str(j, "param", sh[i].param);
+		ctl_json_str(j, "run_id", sh[i].run_id);
+		ctl_json_str(j, "status", sh[i].status);
+		ctl_json_str(j, "reason", sh[i].reason);
+		ctl_json_int(j, "attempts", sh[i].attempts);
+		ctl_json_opt(j, "exit_status", sh[i].exit_status);
+		ctl_json_opt(j, "signal", sh[i].signal);
+		ctl_json_opt(j, "pid", sh[i].status != NULL &&
+		    strcmp(sh[i].status, "running") == 0 ? sh[i].pid : -1);
+		ctl_json_str(j, "owner", sh[i].owner);
+		if (sh[i].checkpoint != NULL) {
+			/* Its first line, as stored (JSON escapes it). */
+			ckpt = memchr(sh[i].checkpoint, '\n',
+			    sh[i].checkpoint_len);
+			n = ckpt != NULL ? (size_t)(ckpt - sh[i].checkpoint) :
+			    sh[i].checkpoint_len;
+			ctl_json_strn(j, "checkpoint", sh[i].checkpoint, n);
+		} else
+			ctl_json_null(j, "checkpoint");
+		ctl_json_close(j);
+	}
+	ctl_json_close_array(j);
+	ctl_job_json_shards(j, "shard_counts", &r->shards);
+}
+
 /* The instance and its attempts for people. */
 static void
 ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
     const struct store_query_run *r, const struct store_query_attempt *a,
-    size_t na, const struct tz *z, const char *journal)
+    size_t na, const struct store_query_shard *sh, size_t nsh,
+    const struct tz *z, const char *journal)
 {
 	struct ctl_table	 t;
 	char			 x[CTL_FMT_BUFSZ], y[CTL_FMT_BUFSZ];
@@ -75,9 +194,13 @@ ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
 	ctl_table_row(&t, "job", r->job);
 	ctl_table_row(&t, "origin", r->origin);
 	ctl_table_row(&t, "trigger", r->trigger);
-	(void)snprintf(line, sizeof line, "%s%s%s%s", r->status,
-	    r->reason != NULL ? " (" : "", r->reason != NULL ? r->reason : "",
-	    r->reason != NULL ? ")" : "");
+	if (r->parent != -1) {
+		(void)snprintf(line, sizeof line, "%s (shard %d)",
+		    r->parent_run_id != NULL ? r->parent_run_id : "?",
+		    r->shard);
+		ctl_table_row(&t, "shard of", line);
+	}
+	ctl_fmt_status(r, line, sizeof line);
 	ctl_table_row(&t, "status", line);
 	if (r->detail != NULL) {
 		vis = ctl_fmt_vis(r->detail, strlen(r->detail), 0);
@@ -112,6 +235,8 @@ ctl_show_text(struct ctl_ctx *ctx, struct store_query *q,
 	ctl_table_row(&t, "attempts", line);
 	(void)ctl_table_print(&t, NULL);
 	ctl_table_free(&t);
+	if (r->batch)
+		ctl_show_shards(ctx, r, sh, nsh);
 
 	if (na > 0) {
 		(void)printf("\n");
@@ -198,12 +323,13 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	};
 	struct store_query_attempt	*a = NULL;
 	struct store_query_run		*r = NULL;
+	struct store_query_shard	*sh = NULL;
 	struct store_query		*q;
 	const struct job_def		*d;
 	struct ctl_json			 j;
 	struct tz			*utc = NULL;
 	char				*cause = NULL, *journal = NULL;
-	size_t				 na = 0, i;
+	size_t				 na = 0, nsh = 0, i;
 	int				 ch, found, rc = CTL_EXIT_FAIL;
 
 	opterr = 0;
@@ -230,9 +356,15 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	if ((q = ctl_ctx_store(ctx)) == NULL)
 		return CTL_EXIT_FAIL;
 	found = store_query_run(q, argv[optind], &r, &a, &na, &cause);
+	if (found == 1 && r->batch &&
+	    (store_query_shard_counts(q, r, 1, &cause) == -1 ||
+	    store_query_shards(q, r->rowid, &sh, &nsh, &cause) == -1))
+		found = -1;
 	if (found == -1) {
 		ctl_error("show: state %s: %s", ctx->conf->state, cause);
 		free(cause);
+		store_query_runs_free(r, r != NULL ? 1 : 0);
+		store_query_attempts_free(a, na);
 		return CTL_EXIT_FAIL;
 	}
 	if (found == 0) {
@@ -292,6 +424,12 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_json_str(&j, "detail", r->detail);
 		ctl_json_time_ms(&j, "retry_at", r->retry_at);
 		ctl_json_str(&j, "journal", journal);
+		if (r->batch)
+			ctl_show_json_shards(&j, r, sh, nsh);
+		if (r->parent != -1) {
+			ctl_json_str(&j, "shard_of", r->parent_run_id);
+			ctl_json_int(&j, "shard", r->shard);
+		}
 		ctl_json_close(&j);
 		if (ctl_json_print(&j) == -1)
 			rc = CTL_EXIT_FAIL;
@@ -300,7 +438,7 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		d = ctl_ctx_conf_quiet(ctx) != NULL ?
 		    conf_job(ctx->conf, r->job) : NULL;
 		utc = tz_new_utc();
-		ctl_show_text(ctx, q, r, a, na, d != NULL && d->tz != NULL ?
+		ctl_show_text(ctx, q, r, a, na, sh, nsh, d != NULL && d->tz != NULL ?
 		    d->tz : utc, journal);
 	}
 	if (ctl_flush("show") != CTL_EXIT_OK)
@@ -309,5 +447,6 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	tz_free(utc);
 	store_query_runs_free(r, 1);
 	store_query_attempts_free(a, na);
+	store_query_shards_free(sh, nsh);
 	return rc;
 }

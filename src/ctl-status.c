@@ -501,6 +501,32 @@ ctl_status_keys(struct ctl_ctx *ctx, struct ctl_json *j, const char *key,
 	}
 }
 
+/*
+ * A line per running batch instance of act: "batch 2026-12-05T02:00:00Z:
+ * 16 shards: 9 done, 4 running, 1 failed, 2 waiting, 1m03s elapsed".
+ */
+static void
+ctl_status_batches(struct ctl_ctx *ctx, const struct store_query_run *act,
+    size_t nact)
+{
+	char	at[CTL_FMT_BUFSZ], line[256];
+	size_t	i;
+	int64_t	from;
+
+	for (i = 0; i < nact; i++) {
+		if (!act[i].batch || strcmp(act[i].status, "running") != 0 ||
+		    act[i].shards.total == 0)
+			continue;
+		from = act[i].started_ms != -1 ? act[i].started_ms :
+		    act[i].created_ms;
+		ctl_fmt_utc(act[i].scheduled_at, at, sizeof at);
+		ctl_fmt_progress(&act[i].shards, from != -1 ? ctx->now_ms -
+		    from : -1, line, sizeof line);
+		(void)printf("  batch %s: %s%s\n", at, line, from != -1 ?
+		    " elapsed" : "");
+	}
+}
+
 /* One job in depth. */
 static int
 ctl_status_job(struct ctl_ctx *ctx, const char *id)
@@ -550,7 +576,9 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 		f.status[f.nstatus++] = "abandoned";
 		f.status[f.nstatus++] = "unknown";
 		if (store_query_history(q, &f, &errs, &nerrs, &cause) == -1 ||
-		    store_query_active(q, d->id, &act, &nact, &cause) == -1)
+		    store_query_active(q, d->id, &act, &nact, &cause) == -1 ||
+		    store_query_shard_counts(q, runs, nruns, &cause) == -1 ||
+		    store_query_shard_counts(q, act, nact, &cause) == -1)
 			goto fail;
 	}
 	/* The next instants, from the one the daemon plans next. */
@@ -708,6 +736,7 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 		}
 		(void)ctl_table_print(&t, "  ");
 		ctl_table_free(&t);
+		ctl_status_batches(ctx, act, nact);
 	}
 
 	if (q != NULL) {

@@ -55,6 +55,7 @@ struct store_query {
 	int	 has_output;	/* attempts.output_tail exists */
 	int	 has_watch;	/* jobs.watch_since exists */
 	int	 has_usage;	/* attempts.cpu_user_us exists (schema 6) */
+	int	 has_batch;	/* runs.parent exists (schema 8) */
 	char	*node;		/* meta keys are this node's (store_meta_scope) */
 };
 
@@ -78,7 +79,8 @@ struct store_query {
 	"r.reason, r.detail, r.scheduled_at, r.attempts, r.created_at, "\
 	"r.started_at, r.finished_at, r.exit_status, r.signal, "	\
 	"r.retry_at, a.duration_ms, a.pid, a.started_at, a.error, "	\
-	"NULL, NULL, 1, r.scheduled_at AS k, " SQ_LATENESS
+	"NULL, NULL, 1, r.scheduled_at AS k, " SQ_LATENESS ", "	\
+	"$BATCH, $PARENT, $SHARD, $PRUN, r.owner"
 #define SQ_RUN_FROM							\
 	" FROM runs r LEFT JOIN attempts a ON a.run = r.id AND "	\
 	"a.attempt = r.attempts"
@@ -87,12 +89,59 @@ struct store_query {
 	"d.id, 1, NULL, d.job, NULL, NULL, d.decision, d.reason, NULL, "\
 	"NULL, 0, d.decided_at, NULL, NULL, NULL, NULL, NULL, NULL, "	\
 	"NULL, NULL, NULL, d.first_at, d.last_at, d.count, "		\
-	"coalesce(d.last_at, d.decided_at / 1000) AS k, NULL"
+	"coalesce(d.last_at, d.decided_at / 1000) AS k, NULL, 0, NULL, "\
+	"NULL, NULL, NULL"
 
 /* Statuses of instances that have not ended. */
 #define SQ_WAITING	"('pending', 'queued', 'retrying', 'interrupted')"
 #define SQ_UNENDED	"('pending', 'queued', 'running', 'retrying', " \
 			"'interrupted')"
+
+/*
+ * The words of batches (schema 8) in a statement, and what they are
+ * without them: "$TOP" keeps instances and plain runs (not shards).
+ */
+static const struct {
+	const char	*word;
+	const char	*batch;
+	const char	*older;
+} sq_words[] = {
+	{ "$TOP", "parent IS NULL", "1 = 1" },
+	{ "$RTOP", "r.parent IS NULL", "1 = 1" },
+	{ "$BATCH", "(r.shards IS NOT NULL AND r.parent IS NULL)", "0" },
+	{ "$PARENT", "r.parent", "NULL" },
+	{ "$SHARD", "r.shard", "NULL" },
+	{ "$PRUN", "(SELECT p.run_id FROM runs p WHERE p.id = r.parent)",
+	    "NULL" },
+};
+
+/* sql with the words of sq_words replaced for q's schema (caller frees). */
+static char *
+sq_expand(const struct store_query *q, const char *sql)
+{
+	char	*out, *o;
+	size_t	 i, n;
+
+	/* No word grows more than 16 times (PRUN: 5 to 52). */
+	out = o = xmalloc(strlen(sql) * 16 + 1);
+	while (*sql != '\0') {
+		for (i = 0; *sql == '$' &&
+		    i < sizeof sq_words / sizeof sq_words[0]; i++) {
+			n = strlen(sq_words[i].word);
+			if (strncmp(sql, sq_words[i].word, n) == 0)
+				break;
+		}
+		if (*sql != '$' || i == sizeof sq_words / sizeof sq_words[0]) {
+			*o++ = *sql++;
+			continue;
+		}
+		o = stpcpy(o, q->has_batch ? sq_words[i].batch :
+		    sq_words[i].older);
+		sql += n;
+	}
+	*o = '\0';
+	return out;
+}
 
 /* Set *cause from the connection's last error; returns -1. */
 static int
@@ -107,7 +156,12 @@ static int
 sq_prepare(struct store_query *q, const char *sql, struct db_stmt **st,
     char **cause)
 {
-	if (db_prepare(q->db, sql, st) == -1)
+	char	*x = sq_expand(q, sql);
+	int	 rc;
+
+	rc = db_prepare(q->db, x, st);
+	free(x);
+	if (rc == -1)
 		return sq_fail(q, "cannot read", cause);
 	return 0;
 }
@@ -154,6 +208,11 @@ sq_run_read(struct db_stmt *st, struct store_query_run *r)
 	r->last_at = db_column_opt(st, 22);
 	r->count = db_column_int64(st, 23);
 	r->lateness_ms = db_column_opt(st, 25);
+	r->batch = db_column_int(st, 26) != 0;
+	r->parent = db_column_opt(st, 27);
+	r->shard = (int)db_column_opt(st, 28);
+	r->parent_run_id = sq_text(st, 29);
+	r->owner = sq_text(st, 30);
 }
 
 /* Free the strings of one entry. */
@@ -168,6 +227,8 @@ sq_run_clear(struct store_query_run *r)
 	free(r->reason);
 	free(r->detail);
 	free(r->error);
+	free(r->parent_run_id);
+	free(r->owner);
 }
 
 /*
@@ -356,6 +417,8 @@ opened:
 	q->has_watch = sq_probe(q, "SELECT watch_since FROM jobs LIMIT 0");
 	q->has_usage = sq_probe(q, "SELECT cpu_user_us, invocation FROM "
 	    "attempts LIMIT 0");
+	q->has_batch = sq_probe(q, "SELECT parent, shard, shards, checkpoint "
+	    "FROM runs LIMIT 0");
 	free(uri);
 	return q;
 
@@ -393,6 +456,13 @@ int
 store_query_has_output(const struct store_query *q)
 {
 	return q->has_output;
+}
+
+/* Whether runs can be batches and their shards (schema 8 and later). */
+int
+store_query_has_batch(const struct store_query *q)
+{
+	return q->has_batch;
 }
 
 /* The schema version of the database. */
@@ -562,7 +632,7 @@ store_query_history(struct store_query *q, const struct store_query_filter *f,
 		off += (size_t)snprintf(in + off, sizeof in - off, "%s?%zu",
 		    i > 0 ? ", " : "", i + 10);
 	sql = xasprintf("SELECT " SQ_RUN_COLS SQ_RUN_FROM " WHERE "
-	    "(?1 IS NULL OR r.job = ?1) AND (?2 IS NULL OR "
+	    "$RTOP AND (?1 IS NULL OR r.job = ?1) AND (?2 IS NULL OR "
 	    "r.scheduled_at >= ?2)%s%s%s "
 	    "UNION ALL SELECT " SQ_DEC_COLS " FROM decisions d "
 	    "WHERE ?4 != 0 AND d.decision != 'on_failure' AND "
@@ -699,6 +769,150 @@ fail:
 	return -1;
 }
 
+/*
+ * Count a shard of status (n of them) into c: failed takes every final
+ * status but succeeded, waiting every status that has not begun again.
+ */
+void
+store_query_shards_add(struct store_query_shards *c, const char *status,
+    int64_t n)
+{
+	c->total += n;
+	if (strcmp(status, "succeeded") == 0)
+		c->succeeded += n;
+	else if (strcmp(status, "running") == 0)
+		c->running += n;
+	else if (strcmp(status, "pending") == 0 ||
+	    strcmp(status, "queued") == 0 ||
+	    strcmp(status, "retrying") == 0 ||
+	    strcmp(status, "interrupted") == 0)
+		c->waiting += n;
+	else
+		c->failed += n;
+}
+
+/*
+ * Fill the shards counts of the batch instances among the n entries of
+ * v (history's page, show's instance) with one query for them all.
+ * 0, or -1 with *cause.
+ */
+int
+store_query_shard_counts(struct store_query *q, struct store_query_run *v,
+    size_t n, char **cause)
+{
+	struct db_stmt	*st = NULL;
+	const char	*status;
+	int64_t		 lo = INT64_MAX, hi = INT64_MIN, parent;
+	size_t		 i;
+	int		 rc;
+
+	for (i = 0; i < n; i++) {
+		memset(&v[i].shards, 0, sizeof v[i].shards);
+		if (!v[i].batch)
+			continue;
+		if (v[i].rowid < lo)
+			lo = v[i].rowid;
+		if (v[i].rowid > hi)
+			hi = v[i].rowid;
+	}
+	if (lo > hi)
+		return 0;
+	if (sq_prepare(q, "SELECT parent, status, count(*) FROM runs WHERE "
+	    "parent BETWEEN ?1 AND ?2 GROUP BY parent, status", &st,
+	    cause) == -1)
+		return -1;
+	db_bind_int64(st, 1, lo);
+	db_bind_int64(st, 2, hi);
+	while ((rc = db_step(st)) == DB_ROW) {
+		parent = db_column_int64(st, 0);
+		if ((status = db_column_text(st, 1)) == NULL)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (v[i].batch && v[i].rowid == parent)
+				store_query_shards_add(&v[i].shards, status,
+				    db_column_int64(st, 2));
+		}
+	}
+	db_finalize(st);
+	if (rc != DB_DONE)
+		return sq_fail(q, "cannot read", cause);
+	return 0;
+}
+
+/*
+ * The shards of the batch instance whose runs.id is parent, by index.
+ * *v (count *n) is new: caller frees with store_query_shards_free.  0
+ * (none before schema 8), or -1 with *cause.
+ */
+int
+store_query_shards(struct store_query *q, int64_t parent,
+    struct store_query_shard **v, size_t *n, char **cause)
+{
+	struct store_query_shard	*s;
+	struct db_stmt			*st = NULL;
+	const void			*blob;
+	int				 rc;
+
+	*v = NULL;
+	*n = 0;
+	if (!q->has_batch)
+		return 0;
+	if (sq_prepare(q, "SELECT r.shard, r.run_id, r.shards, r.status, "
+	    "r.reason, r.attempts, a.pid, r.owner, r.exit_status, r.signal, "
+	    "r.checkpoint FROM runs r LEFT JOIN attempts a ON a.run = r.id "
+	    "AND a.attempt = r.attempts WHERE r.parent = ?1 ORDER BY r.shard, "
+	    "r.id", &st, cause) == -1)
+		return -1;
+	db_bind_int64(st, 1, parent);
+	while ((rc = db_step(st)) == DB_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		s = &(*v)[(*n)++];
+		memset(s, 0, sizeof *s);
+		s->index = (int)db_column_opt(st, 0);
+		s->run_id = sq_text(st, 1);
+		s->param = sq_text(st, 2);
+		s->status = sq_text(st, 3);
+		s->reason = sq_text(st, 4);
+		s->attempts = db_column_int(st, 5);
+		s->pid = db_column_opt(st, 6);
+		s->owner = sq_text(st, 7);
+		s->exit_status = (int)db_column_opt(st, 8);
+		s->signal = (int)db_column_opt(st, 9);
+		if (!db_column_null(st, 10)) {
+			blob = db_column_blob(st, 10, &s->checkpoint_len);
+			s->checkpoint = xmalloc(s->checkpoint_len + 1);
+			if (s->checkpoint_len > 0)
+				memcpy(s->checkpoint, blob, s->checkpoint_len);
+			s->checkpoint[s->checkpoint_len] = '\0';
+		}
+	}
+	db_finalize(st);
+	if (rc != DB_DONE) {
+		store_query_shards_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+		return sq_fail(q, "cannot read", cause);
+	}
+	return 0;
+}
+
+/* Free n shards and the array; NULL is allowed. */
+void
+store_query_shards_free(struct store_query_shard *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v != NULL; i++) {
+		free(v[i].run_id);
+		free(v[i].param);
+		free(v[i].status);
+		free(v[i].reason);
+		free(v[i].owner);
+		free(v[i].checkpoint);
+	}
+	free(v);
+}
+
 /* Free n attempts and the array; NULL is allowed. */
 void
 store_query_attempts_free(struct store_query_attempt *v, size_t n)
@@ -732,7 +946,8 @@ store_query_active(struct store_query *q, const char *job,
 	*v = NULL;
 	*n = 0;
 	if (sq_prepare(q, "SELECT " SQ_RUN_COLS SQ_RUN_FROM " WHERE "
-	    "r.status IN " SQ_UNENDED " AND (?1 IS NULL OR r.job = ?1) "
+	    "$RTOP AND r.status IN " SQ_UNENDED " AND (?1 IS NULL OR "
+	    "r.job = ?1) "
 	    "ORDER BY r.status != 'running', r.scheduled_at, r.id", &st,
 	    cause) == -1)
 		return -1;
@@ -785,7 +1000,7 @@ store_query_job(struct store_query *q, const char *job,
 	if (sq_prepare(q, "SELECT "
 	    "count(*) FILTER (WHERE status = 'running'), "
 	    "count(*) FILTER (WHERE status IN " SQ_WAITING ") FROM runs "
-	    "WHERE job = ?1 AND status IN " SQ_UNENDED, &st, cause) == -1)
+	    "WHERE job = ?1 AND $TOP AND status IN " SQ_UNENDED, &st, cause) == -1)
 		goto fail;
 	db_bind_text(st, 1, job);
 	if ((rc = db_step(st)) == DB_ROW) {
@@ -797,7 +1012,7 @@ store_query_job(struct store_query *q, const char *job,
 
 	/* The newest instance that ended, whatever its outcome. */
 	if (sq_prepare(q, "SELECT status, reason, run_id, finished_at "
-	    "FROM runs WHERE job = ?1 AND finished_at IS NOT NULL AND "
+	    "FROM runs WHERE job = ?1 AND $TOP AND finished_at IS NOT NULL AND "
 	    "status NOT IN " SQ_UNENDED " ORDER BY finished_at DESC, id DESC "
 	    "LIMIT 1", &st, cause) == -1)
 		goto fail;
@@ -813,7 +1028,7 @@ store_query_job(struct store_query *q, const char *job,
 
 	/* The same among instances that ran: skips do not hide failures. */
 	if (sq_prepare(q, "SELECT status, reason, run_id, finished_at "
-	    "FROM runs WHERE job = ?1 AND finished_at IS NOT NULL AND "
+	    "FROM runs WHERE job = ?1 AND $TOP AND finished_at IS NOT NULL AND "
 	    "attempts > 0 AND status NOT IN " SQ_UNENDED " ORDER BY "
 	    "finished_at DESC, id DESC LIMIT 1", &st, cause) == -1)
 		goto fail;
@@ -829,13 +1044,14 @@ store_query_job(struct store_query *q, const char *job,
 	st = NULL;
 
 	if (sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1 AND "
-	    "status = 'succeeded'", job, &out->last_success_ms, cause) == -1 ||
-	    sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1",
+	    "$TOP AND status = 'succeeded'", job, &out->last_success_ms, cause) == -1 ||
+	    sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1 AND "
+	    "$TOP",
 	    job, &out->last_end_ms, cause) == -1 ||
-	    sq_int(q, "SELECT min(created_at) FROM runs WHERE job = ?1",
+	    sq_int(q, "SELECT min(created_at) FROM runs WHERE job = ?1 AND $TOP",
 	    job, &out->first_ms, cause) == -1 ||
 	    sq_int(q, "SELECT max(scheduled_at) FROM runs WHERE job = ?1 AND "
-	    "started_at IS NOT NULL", job, &last_start, cause) == -1)
+	    "$TOP AND started_at IS NOT NULL", job, &last_start, cause) == -1)
 		goto fail;
 
 	/*
@@ -844,7 +1060,7 @@ store_query_job(struct store_query *q, const char *job,
 	 * skips that count are those scheduled after the newest start.
 	 */
 	if (sq_prepare(q, "SELECT count(*) FROM runs WHERE job = ?1 AND "
-	    "status IN ('failed', 'dead') AND finished_at > ?2", &st,
+	    "$TOP AND status IN ('failed', 'dead') AND finished_at > ?2", &st,
 	    cause) == -1)
 		goto fail;
 	db_bind_text(st, 1, job);
@@ -855,7 +1071,8 @@ store_query_job(struct store_query *q, const char *job,
 		goto fail_st;
 	db_finalize(st);
 	if (sq_prepare(q, "SELECT count(*), min(scheduled_at) FROM runs "
-	    "WHERE job = ?1 AND status = 'skipped' AND reason = 'overlap' AND "
+	    "WHERE job = ?1 AND $TOP AND status = 'skipped' AND "
+	    "reason = 'overlap' AND "
 	    "(?2 IS NULL OR scheduled_at > ?2)", &st, cause) == -1)
 		goto fail;
 	db_bind_text(st, 1, job);
@@ -956,12 +1173,14 @@ store_query_stats(struct store_query *q, const char *job, int64_t since,
 	    SQ_LATENESS ", a.duration_ms, "
 	    "r.finished_at, a.cpu_user_us + a.cpu_system_us, a.mem_peak "
 	    "FROM runs r LEFT JOIN attempts a ON a.run = r.id "
-	    "AND a.attempt = r.attempts WHERE (?1 IS NULL OR r.job = ?1) AND "
+	    "AND a.attempt = r.attempts WHERE $RTOP AND (?1 IS NULL OR "
+	    "r.job = ?1) AND "
 	    "(?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY r.job" :
 	    "SELECT r.job, r.status, r.attempts, "
 	    SQ_LATENESS ", a.duration_ms, "
 	    "r.finished_at, NULL, NULL FROM runs r LEFT JOIN attempts a ON "
-	    "a.run = r.id AND a.attempt = r.attempts WHERE (?1 IS NULL OR "
+	    "a.run = r.id AND a.attempt = r.attempts WHERE $RTOP AND "
+	    "(?1 IS NULL OR "
 	    "r.job = ?1) AND (?2 IS NULL OR r.scheduled_at >= ?2) ORDER BY "
 	    "r.job", &st, cause) == -1)
 		return -1;
@@ -1084,13 +1303,17 @@ store_query_counts(struct store_query *q, int what,
 	*v = NULL;
 	*n = 0;
 	if (sq_prepare(q, what == STORE_QUERY_BY_STATUS ?
-	    "SELECT job, status, count(*) FROM runs GROUP BY job, status "
-	    "ORDER BY job, status" : what == STORE_QUERY_FAILED ?
-	    "SELECT job, coalesce(reason, ''), count(*) FROM runs WHERE "
-	    "status IN ('failed', 'dead') GROUP BY job, coalesce(reason, '') "
+	    "SELECT job, status, count(*) FROM runs WHERE $TOP GROUP BY job, "
+	    "status ORDER BY job, status" : what == STORE_QUERY_SHARDS ?
+	    "SELECT job, status, count(*) FROM runs WHERE NOT $TOP GROUP BY "
+	    "job, status ORDER BY job, status" : what == STORE_QUERY_FAILED ?
+	    "SELECT job, coalesce(reason, ''), count(*) FROM runs WHERE $TOP "
+	    "AND status IN ('failed', 'dead') GROUP BY job, "
+	    "coalesce(reason, '') "
 	    "ORDER BY job, 2" :
 	    "SELECT job, k, sum(n) FROM (SELECT job, coalesce(reason, '') AS "
-	    "k, count(*) AS n FROM runs WHERE status = 'skipped' GROUP BY "
+	    "k, count(*) AS n FROM runs WHERE $TOP AND status = 'skipped' "
+	    "GROUP BY "
 	    "job, k UNION ALL SELECT job, coalesce(reason, ''), sum(count) "
 	    "FROM decisions WHERE decision = 'skipped' GROUP BY job, "
 	    "coalesce(reason, '')) AS u GROUP BY job, k ORDER BY job, k", &st,

@@ -17,6 +17,19 @@
 #define STORE_QUERY_STATUS_MAX	16
 
 /*
+ * What the shards of a batch instance are doing (schema 8): failed
+ * counts failed, dead, abandoned and terminated; waiting counts pending,
+ * queued, retrying and interrupted.
+ */
+struct store_query_shards {
+	int64_t	 total;
+	int64_t	 succeeded;
+	int64_t	 failed;
+	int64_t	 running;
+	int64_t	 waiting;
+};
+
+/*
  * One history entry: a run instance, or a decision about a range of
  * instants that did not run (is_decision; run_id NULL, status is the
  * decision, scheduled_at -1, first_at/last_at/count the range).
@@ -47,6 +60,28 @@ struct store_query_run {
 	int64_t	 first_at;	/* decisions: the range, in s */
 	int64_t	 last_at;
 	int64_t	 count;		/* decisions: instants in the range */
+	int	 batch;		/* a batch instance (runs.shards set) */
+	int64_t	 parent;	/* a shard: its instance's runs.id, else -1 */
+	int	 shard;		/* a shard: its index, else -1 */
+	char	*parent_run_id;	/* a shard: its instance's run id */
+	char	*owner;		/* who runs it (runs.owner), NULL */
+	struct store_query_shards shards; /* batch: store_query_shard_counts */
+};
+
+/* One shard of a batch instance, for show. */
+struct store_query_shard {
+	int	 index;
+	char	*run_id;
+	char	*param;		/* its parameter (runs.shards) */
+	char	*status;
+	char	*reason;
+	int	 attempts;
+	int64_t	 pid;		/* of its latest attempt, -1 */
+	char	*owner;		/* the node running it, NULL */
+	int	 exit_status;	/* -1: none */
+	int	 signal;	/* -1: none */
+	char	*checkpoint;	/* bytes as saved, NUL added; NULL: none */
+	size_t	 checkpoint_len;
 };
 
 /* One attempt of an instance. */
@@ -133,6 +168,7 @@ struct store_query_stats {
 #define STORE_QUERY_BY_STATUS	0	/* instances per status */
 #define STORE_QUERY_SKIPPED	1	/* skipped instants per reason */
 #define STORE_QUERY_FAILED	2	/* failed or dead instances per reason */
+#define STORE_QUERY_SHARDS	3	/* shards of batches per status */
 
 /* A count of instances of one job with one status (or skip reason). */
 struct store_query_count {
@@ -176,6 +212,15 @@ void			 store_query_attempts_free(
 int			 store_query_active(struct store_query *,
 			     const char *, struct store_query_run **,
 			     size_t *, char **);
+int			 store_query_has_batch(const struct store_query *);
+int			 store_query_shard_counts(struct store_query *,
+			     struct store_query_run *, size_t, char **);
+int			 store_query_shards(struct store_query *, int64_t,
+			     struct store_query_shard **, size_t *, char **);
+void			 store_query_shards_free(struct store_query_shard *,
+			     size_t);
+void			 store_query_shards_add(struct store_query_shards *,
+			     const char *, int64_t);
 int			 store_query_job(struct store_query *, const char *,
 			     struct store_query_job *, char **);
 void			 store_query_job_clear(struct store_query_job *);

@@ -4,7 +4,10 @@
  * in a zone (with its abbreviation) and in UTC, "ago", how a process
  * ended, text made safe for a terminal (controls, C1 controls, bytes that
  * are not UTF-8), display widths, aligned tables (no trailing blanks),
- * and the --since and --limit parsers.
+ * the --since and --limit parsers, and batches: an instance's status
+ * from its shard counts, the progress line, first lines clipped between
+ * characters, and when --wait writes its progress (a live line on a
+ * terminal, a line per change otherwise, at most once a second).
  *
  * Zones come from the committed fixtures in $TICKD_TESTDATA/tzif/fat
  * (default tests/data).  Tables of cases throughout.
@@ -332,6 +335,168 @@ test_table(void)
 	    "  a       running\n");
 }
 
+/* A batch's status text and progress line, from its counts. */
+static void
+test_batch_text(void)
+{
+	static const struct {
+		const char			*status;
+		const char			*reason;
+		int				 batch;
+		struct store_query_shards	 c;
+		const char			*want;
+	} cases[] = {
+		{ "succeeded", NULL, 1, { 16, 16, 0, 0, 0 },
+		    "succeeded, 16 shards" },
+		{ "failed", "shards", 1, { 16, 14, 2, 0, 0 },
+		    "failed: 2 of 16 shards" },
+		{ "dead", "shards", 1, { 16, 13, 3, 0, 0 },
+		    "dead: 3 of 16 shards" },
+		{ "failed", "batch_timeout", 1, { 16, 10, 6, 0, 0 },
+		    "failed: 6 of 16 shards (batch_timeout)" },
+		{ "running", NULL, 1, { 16, 9, 1, 4, 2 },
+		    "running: 9 of 16 shards done" },
+		{ "succeeded", NULL, 1, { 1, 1, 0, 0, 0 },
+		    "succeeded, 1 shard" },
+		{ "queued", NULL, 1, { 4, 0, 0, 0, 4 }, "queued, 4 shards" },
+		/* No shard rows yet (shards_from runs): as any run. */
+		{ "running", NULL, 1, { 0, 0, 0, 0, 0 }, "running" },
+		{ "failed", "shards_from", 1, { 0, 0, 0, 0, 0 },
+		    "failed (shards_from)" },
+		/* Not a batch: counts are not looked at. */
+		{ "failed", "exit", 0, { 16, 14, 2, 0, 0 }, "failed (exit)" },
+		{ "succeeded", NULL, 0, { 0, 0, 0, 0, 0 }, "succeeded" },
+	};
+	static const struct {
+		struct store_query_shards	 c;
+		int64_t				 ms;
+		const char			*want;
+	} progress[] = {
+		{ { 16, 9, 1, 4, 2 }, 63000,
+		    "16 shards: 9 done, 4 running, 1 failed, 2 waiting, 1m03s" },
+		{ { 16, 9, 1, 4, 2 }, -1,
+		    "16 shards: 9 done, 4 running, 1 failed, 2 waiting" },
+		{ { 1, 0, 0, 1, 0 }, 999, "1 shard: 0 done, 1 running, "
+		    "0 failed, 0 waiting, 0s" },
+		{ { 3, 3, 0, 0, 0 }, 59999, "3 shards: 3 done, 0 running, "
+		    "0 failed, 0 waiting, 59s" },
+		{ { 3, 3, 0, 0, 0 }, 3723000, "3 shards: 3 done, 0 running, "
+		    "0 failed, 0 waiting, 1h02m03s" },
+	};
+	struct store_query_run	r;
+	char			buf[256];
+	size_t			i;
+
+	T_RUN("batch status text");
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		memset(&r, 0, sizeof r);
+		r.status = (char *)cases[i].status;
+		r.reason = (char *)cases[i].reason;
+		r.batch = cases[i].batch;
+		r.shards = cases[i].c;
+		ctl_fmt_status(&r, buf, sizeof buf);
+		T_EQ_STR(buf, cases[i].want);
+	}
+	T_RUN("batch progress line");
+	for (i = 0; i < sizeof progress / sizeof progress[0]; i++) {
+		ctl_fmt_progress(&progress[i].c, progress[i].ms, buf,
+		    sizeof buf);
+		T_EQ_STR(buf, progress[i].want);
+	}
+}
+
+/* First lines clipped: between characters and escapes, "..." within. */
+static void
+test_clip(void)
+{
+	static const struct {
+		const char	*in;
+		size_t		 max;
+		const char	*want;
+	} cases[] = {
+		{ "cursor=1234\nsecond", 60, "cursor=1234" },
+		{ "short", 5, "short" },
+		{ "abcdefghij", 8, "abcde..." },
+		{ "", 10, "" },
+		{ "\nafter", 10, "" },
+		/* An escape is never cut: "\x01" is 4 bytes. */
+		{ "ab\001cdefgh", 8, "ab..." },
+		{ "ab\001cdefgh", 9, "ab\\x01..." },
+		/* Nor a UTF-8 character (e with acute: 2 bytes). */
+		{ "abcd\xc3\xa9" "fghij", 8, "abcd..." },
+		{ "abcd\xc3\xa9" "fghij", 9, "abcd\xc3\xa9..." },
+		{ "tab\there", 60, "tab\there" },
+		{ "abc", 2, "" },
+	};
+	char	*got;
+	size_t	 i;
+
+	T_RUN("clip");
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		got = ctl_fmt_clip(cases[i].in, strlen(cases[i].in),
+		    cases[i].max);
+		T_EQ_STR(got, cases[i].want);
+		T_TRUE(strlen(got) <= cases[i].max);
+		free(got);
+	}
+}
+
+/* When --wait writes a batch's progress, and what. */
+static void
+test_progress_steps(void)
+{
+	static const struct {
+		int				 tty;
+		int64_t				 now_ms;
+		struct store_query_shards	 c;
+		int				 rc;
+		const char			*want;
+	} steps[] = {
+		/* Not a terminal: a line per change, at most once a second. */
+		{ 0, 1000, { 4, 0, 0, 4, 0 }, 1,
+		    "4 shards: 0 done, 4 running, 0 failed, 0 waiting\n" },
+		{ 0, 1500, { 4, 1, 0, 3, 0 }, 0, NULL },	/* too soon */
+		{ 0, 2100, { 4, 1, 0, 3, 0 }, 1,
+		    "4 shards: 1 done, 3 running, 0 failed, 0 waiting\n" },
+		{ 0, 9000, { 4, 1, 0, 3, 0 }, 0, NULL },	/* the same */
+		{ 0, 9100, { 4, 2, 1, 1, 0 }, 1,
+		    "4 shards: 2 done, 1 running, 1 failed, 0 waiting\n" },
+		/* A terminal: rewritten each second, blanks over the rest. */
+		{ 1, 1000, { 12, 0, 0, 12, 0 }, 1, "\r12 shards: 0 done, "
+		    "12 running, 0 failed, 0 waiting, 1s" },
+		{ 1, 1999, { 12, 0, 0, 12, 0 }, 0, NULL },
+		{ 1, 2000, { 12, 0, 0, 12, 0 }, 1, "\r12 shards: 0 done, "
+		    "12 running, 0 failed, 0 waiting, 2s" },
+		{ 1, 3000, { 12, 11, 0, 1, 0 }, 1, "\r12 shards: 11 done, "
+		    "1 running, 0 failed, 0 waiting, 3s" },
+		{ 1, 4000, { 12, 3, 0, 0, 0 }, 1, "\r12 shards: 3 done, "
+		    "0 running, 0 failed, 0 waiting, 4s " },
+	};
+	struct ctl_progress	p;
+	char			buf[256];
+	size_t			i;
+	int			rc, tty = -1;
+
+	T_RUN("--wait progress");
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		if (steps[i].tty != tty) {
+			memset(&p, 0, sizeof p);
+			p.tty = tty = steps[i].tty;
+		}
+		buf[0] = '\0';
+		rc = ctl_progress_step(&p, &steps[i].c, steps[i].now_ms,
+		    steps[i].now_ms, buf, sizeof buf);
+		T_EQ_INT(rc, steps[i].rc);
+		if (rc == 1)
+			T_EQ_STR(buf, steps[i].want);
+	}
+	T_EQ_INT(ctl_progress_end(&p, buf, sizeof buf), 1);
+	T_EQ_STR(buf, "\n");
+	T_EQ_INT(ctl_progress_end(&p, buf, sizeof buf), 0);
+	memset(&p, 0, sizeof p);
+	T_EQ_INT(ctl_progress_end(&p, buf, sizeof buf), 0);
+}
+
 int
 main(void)
 {
@@ -342,5 +507,8 @@ main(void)
 	test_vis();
 	test_parse();
 	test_table();
+	test_batch_text();
+	test_clip();
+	test_progress_steps();
 	return t_done();
 }

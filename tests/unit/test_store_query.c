@@ -9,7 +9,11 @@
  * (running, queued, blocked, last outcome, failures since the last
  * success, watch_since), a schema-2 database without the columns of
  * migration 3, stats (counts and nearest-rank percentiles on known data,
- * with and without a window), the counts behind metrics, and meta values.
+ * with and without a window), the counts behind metrics, and meta values;
+ * batches (schema 8, rows written by SQL): shard rows are never
+ * instances (history, in flight, the job summary behind list, status and
+ * check, stats, metrics' counts), a page's shard counts, a batch's shards
+ * by index with their checkpoints, and a shard found by its run id.
  *
  * The database is filled through the store's own API (store_open,
  * store_run_claim, store_attempt_started, store_attempt_end,
@@ -647,6 +651,252 @@ test_schema2(void)
 	T_EQ_INT(j.watch_since, -1);
 	T_EQ_INT(j.last_success_ms, 10105);
 	store_query_job_clear(&j);
+	T_EQ_INT(store_query_has_batch(q), 0);
+	T_EQ_INT(store_query_run(q, "a@x", &r, &a, &na, &cause), 1);
+	if (r != NULL) {
+		T_EQ_INT(r->batch, 0);
+		T_EQ_INT(r->parent, -1);
+		T_EQ_INT(r->shard, -1);
+	}
+	store_query_runs_free(r, 1);
+	store_query_attempts_free(a, na);
+	store_query_close(q);
+}
+
+/*
+ * Batches, in a database of their own: job x has a plain run (succeeded
+ * at T0), a batch that succeeded (its 16 shards too) and a running batch
+ * whose 16 shards are in every status; their shards ended after both
+ * instances, and failed ones after the last success.  Job y has one
+ * failed batch (shards 3 and 7).
+ */
+static const char batch_sql[] =
+    "INSERT INTO runs (id, run_id, job, scheduled_at, origin, trigger, "
+    "status, reason, attempts, created_at, started_at, finished_at, "
+    "exit_status, shards) VALUES "
+    "(1, 'x@p', 'x', 100, 'schedule', 'schedule', 'succeeded', NULL, 1, "
+    "100000, 100000, 101000, 0, NULL), "
+    "(10, 'x@b0', 'x', 200, 'schedule', 'schedule', 'succeeded', 'shards', "
+    "0, 200000, 200000, 300000, NULL, 'list'), "
+    "(30, 'x@b1', 'x', 400, 'schedule', 'schedule', 'running', NULL, 0, "
+    "400000, 400000, NULL, NULL, 'list'), "
+    "(50, 'y@b', 'y', 400, 'schedule', 'schedule', 'failed', 'shards', 0, "
+    "400000, 400000, 500000, NULL, 'list');"
+    /* x@b0's 16 shards, all succeeded, the last at 900 s. */
+    "WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM i "
+    "WHERE n < 15) INSERT INTO runs (id, run_id, job, scheduled_at, origin, "
+    "trigger, status, attempts, created_at, started_at, finished_at, "
+    "exit_status, parent, shard, shards) SELECT 11 + n, 'x@b0#' || n, 'x', "
+    "200, 'schedule#' || n, 'schedule', 'succeeded', 1, 200000, 200000, "
+    "900000 + n, 0, 10, n, 'p' || n FROM i;"
+    /* x@b1's: 5 succeeded, 5 failed, 2 running, 4 waiting. */
+    "WITH s(n, st) AS (VALUES (0, 'succeeded'), (1, 'succeeded'), "
+    "(2, 'succeeded'), (3, 'failed'), (4, 'succeeded'), (5, 'dead'), "
+    "(6, 'abandoned'), (7, 'terminated'), (8, 'failed'), (9, 'succeeded'), "
+    "(10, 'running'), (11, 'running'), (12, 'queued'), (13, 'retrying'), "
+    "(14, 'interrupted'), (15, 'pending')) INSERT INTO runs (id, run_id, "
+    "job, scheduled_at, origin, trigger, status, attempts, created_at, "
+    "started_at, finished_at, exit_status, parent, shard, shards) SELECT "
+    "31 + n, 'x@b1#' || n, 'x', 400, 'schedule#' || n, 'schedule', st, "
+    "1 + (n = 3), 400000, 400000, CASE WHEN st IN ('running', 'queued', "
+    "'retrying', 'interrupted', 'pending') THEN NULL ELSE 950000 + n END, "
+    "CASE WHEN st = 'succeeded' THEN 0 WHEN st = 'failed' THEN 75 END, 30, "
+    "n, 'p' || n FROM s;"
+    /* y@b's: 3 and 7 failed. */
+    "WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM i "
+    "WHERE n < 15) INSERT INTO runs (id, run_id, job, scheduled_at, origin, "
+    "trigger, status, reason, attempts, created_at, finished_at, "
+    "exit_status, parent, shard, shards) SELECT 51 + n, 'y@b#' || n, 'y', "
+    "400, 'schedule#' || n, 'schedule', CASE WHEN n IN (3, 7) THEN "
+    "'failed' ELSE 'succeeded' END, CASE WHEN n IN (3, 7) THEN 'exit' END, "
+    "1, 400000, 990000, CASE WHEN n IN (3, 7) THEN 1 ELSE 0 END, 50, n, "
+    "'p' || n FROM i;"
+    "UPDATE runs SET checkpoint = X'637572736F723D3132000A6E657874' "
+    "WHERE id = 34;"
+    "INSERT INTO attempts (run, attempt, trigger, pid, started_at) VALUES "
+    "(41, 1, 'schedule', 4711, 400000);"
+    "UPDATE runs SET owner = 'n1:99', attempts = 1 WHERE id = 41;";
+
+static void
+test_batches(void)
+{
+	static const struct {
+		int		 what;
+		const char	*want;
+	} counts[] = {
+		{ STORE_QUERY_BY_STATUS, "x/running=1 x/succeeded=2 y/failed=1" },
+		{ STORE_QUERY_FAILED, "y/shards=1" },
+		{ STORE_QUERY_SKIPPED, "" },
+		{ STORE_QUERY_SHARDS, "x/abandoned=1 x/dead=1 x/failed=2 "
+		    "x/interrupted=1 x/pending=1 x/queued=1 x/retrying=1 "
+		    "x/running=2 x/succeeded=21 x/terminated=1 y/failed=2 "
+		    "y/succeeded=14" },
+	};
+	static const struct {
+		const char			*run_id;
+		int				 batch;
+		struct store_query_shards	 c;
+	} pages[] = {
+		{ "x@b1", 1, { 16, 5, 5, 2, 4 } },
+		{ "x@b0", 1, { 16, 16, 0, 0, 0 } },
+		{ "x@p", 0, { 0, 0, 0, 0, 0 } },
+	};
+	struct store_query_filter	 f;
+	struct store_query_attempt	*a = NULL;
+	struct store_query_shard	*sh = NULL;
+	struct store_query_count	*cv = NULL;
+	struct store_query_stats	*sv = NULL;
+	struct store_query_run		*v = NULL, *r = NULL;
+	struct store_query_job		 j;
+	struct store_query		*q;
+	struct store			*s;
+	sqlite3				*db = NULL;
+	char				 path[256], got[512], *cause = NULL;
+	size_t				 n = 0, na = 0, i, k, off;
+
+	T_RUN("batches: a database of shards");
+	(void)snprintf(path, sizeof path, "%s/batch.db", tmpdir);
+	if ((s = store_open(path, 0, &cause)) == NULL) {
+		(void)printf("  store_open: %s\n", cause);
+		free(cause);
+		T_TRUE(0);
+		return;
+	}
+	store_close(s);
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, batch_sql, NULL, NULL, NULL), SQLITE_OK);
+	(void)sqlite3_close(db);
+	if ((q = ropen(path)) == NULL)
+		return;
+	T_EQ_INT(store_query_has_batch(q), 1);
+
+	T_RUN("batches: history has instances, a page's shard counts");
+	memset(&f, 0, sizeof f);
+	f.job = "x";
+	f.since = -1;
+	f.limit = -1;
+	f.decisions = 1;
+	T_EQ_INT(store_query_history(q, &f, &v, &n, &cause), 0);
+	T_EQ_INT(store_query_shard_counts(q, v, n, &cause), 0);
+	T_EQ_INT(n, sizeof pages / sizeof pages[0]);
+	for (i = 0; i < n && i < sizeof pages / sizeof pages[0]; i++) {
+		T_EQ_STR(v[i].run_id, pages[i].run_id);
+		T_EQ_INT(v[i].batch, pages[i].batch);
+		T_EQ_INT(v[i].parent, -1);
+		T_EQ_INT(v[i].shards.total, pages[i].c.total);
+		T_EQ_INT(v[i].shards.succeeded, pages[i].c.succeeded);
+		T_EQ_INT(v[i].shards.failed, pages[i].c.failed);
+		T_EQ_INT(v[i].shards.running, pages[i].c.running);
+		T_EQ_INT(v[i].shards.waiting, pages[i].c.waiting);
+	}
+	store_query_runs_free(v, n);
+	f.job = NULL;
+	f.status[f.nstatus++] = "succeeded";
+	T_EQ_INT(store_query_history(q, &f, &v, &n, &cause), 0);
+	T_EQ_INT(n, 2);
+	store_query_runs_free(v, n);
+
+	T_RUN("batches: in flight is the instance");
+	T_EQ_INT(store_query_active(q, "x", &v, &n, &cause), 0);
+	T_EQ_INT(n, 1);
+	if (n == 1) {
+		T_EQ_STR(v[0].run_id, "x@b1");
+		T_EQ_INT(v[0].batch, 1);
+	}
+	store_query_runs_free(v, n);
+
+	T_RUN("batches: the job summary (list, status, check)");
+	T_EQ_INT(store_query_job(q, "x", &j, &cause), 0);
+	T_EQ_INT(j.nrunning, 1);
+	T_EQ_INT(j.nwaiting, 0);
+	T_EQ_STR(j.last_status, "succeeded");
+	T_EQ_STR(j.last_run_id, "x@b0");
+	T_EQ_INT(j.last_ms, 300000);
+	T_EQ_INT(j.last_success_ms, 300000);
+	T_EQ_INT(j.last_end_ms, 300000);
+	T_EQ_INT(j.nfailed, 0);
+	T_EQ_INT(j.first_ms, 100000);
+	store_query_job_clear(&j);
+	T_EQ_INT(store_query_job(q, "y", &j, &cause), 0);
+	T_EQ_INT(j.nfailed, 1);
+	T_EQ_INT(j.last_success_ms, -1);
+	T_EQ_STR(j.last_status, "failed");
+	store_query_job_clear(&j);
+
+	T_RUN("batches: stats count instances");
+	T_EQ_INT(store_query_stats(q, NULL, -1, &sv, &n, &cause), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_STR(sv[0].job, "x");
+		T_EQ_INT(sv[0].instances, 3);
+		T_EQ_INT(sv[0].succeeded, 2);
+		T_EQ_INT(sv[0].failed, 0);
+		T_EQ_INT(sv[0].last_success_ms, 300000);
+		T_EQ_INT(sv[1].instances, 1);
+		T_EQ_INT(sv[1].failed, 1);
+	}
+	store_query_stats_free(sv, n);
+
+	T_RUN("batches: metrics' counts");
+	for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		T_EQ_INT(store_query_counts(q, counts[i].what, &cv, &n,
+		    &cause), 0);
+		got[0] = '\0';
+		for (k = 0, off = 0; k < n; k++)
+			off += (size_t)snprintf(got + off, sizeof got - off,
+			    "%s%s/%s=%lld", k > 0 ? " " : "", cv[k].job,
+			    cv[k].key, (long long)cv[k].n);
+		T_EQ_STR(got, counts[i].want);
+		store_query_counts_free(cv, n);
+	}
+
+	T_RUN("batches: a batch's shards, by index");
+	T_EQ_INT(store_query_shards(q, 30, &sh, &n, &cause), 0);
+	T_EQ_INT(n, 16);
+	for (i = 0; i < n; i++)
+		T_EQ_INT(sh[i].index, (int)i);
+	if (n == 16) {
+		T_EQ_STR(sh[3].run_id, "x@b1#3");
+		T_EQ_STR(sh[3].param, "p3");
+		T_EQ_STR(sh[3].status, "failed");
+		T_EQ_INT(sh[3].attempts, 2);
+		T_EQ_INT(sh[3].exit_status, 75);
+		T_EQ_INT(sh[3].checkpoint_len, 15);
+		T_TRUE(sh[3].checkpoint != NULL &&
+		    memcmp(sh[3].checkpoint, "cursor=12\0\nnext", 15) == 0);
+		T_TRUE(sh[0].checkpoint == NULL);
+		T_EQ_STR(sh[10].status, "running");
+		T_EQ_INT(sh[10].pid, 4711);
+		T_EQ_STR(sh[10].owner, "n1:99");
+		T_EQ_INT(sh[11].pid, -1);
+		T_EQ_INT(sh[12].exit_status, -1);
+	}
+	store_query_shards_free(sh, n);
+	T_EQ_INT(store_query_shards(q, 1, &sh, &n, &cause), 0);
+	T_EQ_INT(n, 0);
+	store_query_shards_free(sh, n);
+
+	T_RUN("batches: a shard by its run id");
+	T_EQ_INT(store_query_run(q, "x@b1#3", &r, &a, &na, &cause), 1);
+	if (r != NULL) {
+		T_EQ_INT(r->batch, 0);
+		T_EQ_INT(r->parent, 30);
+		T_EQ_INT(r->shard, 3);
+		T_EQ_STR(r->parent_run_id, "x@b1");
+		T_EQ_STR(r->status, "failed");
+	}
+	store_query_runs_free(r, 1);
+	store_query_attempts_free(a, na);
+	T_EQ_INT(store_query_run(q, "x@b1", &r, &a, &na, &cause), 1);
+	if (r != NULL) {
+		T_EQ_INT(r->batch, 1);
+		T_EQ_INT(r->shard, -1);
+		T_TRUE(r->parent_run_id == NULL);
+		T_EQ_INT(store_query_shard_counts(q, r, 1, &cause), 0);
+		T_EQ_INT(r->shards.failed, 5);
+	}
+	store_query_runs_free(r, 1);
+	store_query_attempts_free(a, na);
 	store_query_close(q);
 }
 
@@ -897,6 +1147,7 @@ main(void)
 	test_open_errors();
 	test_percentile();
 	test_schema2();
+	test_batches();
 	test_manual_lateness();
 
 	(void)snprintf(path, sizeof path, "%s/fixture.db", tmpdir);
