@@ -438,7 +438,8 @@ ctl_show_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		d = ctl_ctx_conf_quiet(ctx) != NULL ?
 		    conf_job(ctx->conf, r->job) : NULL;
 		utc = tz_new_utc();
-		ctl_show_text(ctx, q, r, a, na, sh, nsh, d != NULL && d->tz != NULL ?
+		ctl_show_text(ctx, q, r, a, na, sh, nsh, d != NULL &&
+		    d->tz != NULL ?
 		    d->tz : utc, journal);
 	}
 	if (ctl_flush("show") != CTL_EXIT_OK)

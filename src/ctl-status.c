@@ -578,7 +578,8 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 		if (store_query_history(q, &f, &errs, &nerrs, &cause) == -1 ||
 		    store_query_active(q, d->id, &act, &nact, &cause) == -1 ||
 		    store_query_shard_counts(q, runs, nruns, &cause) == -1 ||
-		    store_query_shard_counts(q, act, nact, &cause) == -1)
+		    store_query_shard_counts(q, act, nact, &cause) == -1 ||
+		    store_query_shard_counts(q, errs, nerrs, &cause) == -1)
 			goto fail;
 	}
 	/* The next instants, from the one the daemon plans next. */

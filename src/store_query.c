@@ -1000,7 +1000,8 @@ store_query_job(struct store_query *q, const char *job,
 	if (sq_prepare(q, "SELECT "
 	    "count(*) FILTER (WHERE status = 'running'), "
 	    "count(*) FILTER (WHERE status IN " SQ_WAITING ") FROM runs "
-	    "WHERE job = ?1 AND $TOP AND status IN " SQ_UNENDED, &st, cause) == -1)
+	    "WHERE job = ?1 AND $TOP AND status IN " SQ_UNENDED, &st,
+	    cause) == -1)
 		goto fail;
 	db_bind_text(st, 1, job);
 	if ((rc = db_step(st)) == DB_ROW) {
@@ -1044,12 +1045,12 @@ store_query_job(struct store_query *q, const char *job,
 	st = NULL;
 
 	if (sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1 AND "
-	    "$TOP AND status = 'succeeded'", job, &out->last_success_ms, cause) == -1 ||
+	    "$TOP AND status = 'succeeded'", job, &out->last_success_ms,
+	    cause) == -1 ||
 	    sq_int(q, "SELECT max(finished_at) FROM runs WHERE job = ?1 AND "
-	    "$TOP",
-	    job, &out->last_end_ms, cause) == -1 ||
-	    sq_int(q, "SELECT min(created_at) FROM runs WHERE job = ?1 AND $TOP",
-	    job, &out->first_ms, cause) == -1 ||
+	    "$TOP", job, &out->last_end_ms, cause) == -1 ||
+	    sq_int(q, "SELECT min(created_at) FROM runs WHERE job = ?1 AND "
+	    "$TOP", job, &out->first_ms, cause) == -1 ||
 	    sq_int(q, "SELECT max(scheduled_at) FROM runs WHERE job = ?1 AND "
 	    "$TOP AND started_at IS NOT NULL", job, &last_start, cause) == -1)
 		goto fail;

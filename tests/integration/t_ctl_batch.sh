@@ -233,6 +233,7 @@ expect_eq "replay --shard 3: exit" "$rc" 0
 expect_eq "replay --shard 3: request" "$(cat "$dir/request")" "replay $R1#3"
 
 # run --wait: the counts change after a second, then the batch fails.
+cp "$db" "$dir/before.db"
 fake_daemon "OK $R2"
 (
 	# From the request on: tickctl shows the first counts at once.
@@ -241,10 +242,12 @@ fake_daemon "OK $R2"
 	sql "UPDATE runs SET status = 'succeeded', finished_at = $now_ms
 	    WHERE id IN (210, 211)"
 	sleep 1.5
-	sql "UPDATE runs SET status = 'failed', finished_at = $now_ms
-	    WHERE parent = 200 AND status != 'succeeded'"
-	sql "UPDATE runs SET status = 'failed', reason = 'shards',
-	    finished_at = $now_ms WHERE id = 200"
+	# The shards and their instance end together, as the daemon
+	# writes them: no count of ended shards shows before the end.
+	sql "BEGIN; UPDATE runs SET status = 'failed', finished_at = $now_ms
+	    WHERE parent = 200 AND status != 'succeeded';
+	    UPDATE runs SET status = 'failed', reason = 'shards',
+	    finished_at = $now_ms WHERE id = 200; COMMIT"
 ) &
 upd_pid=$!
 run_cmd ctl run batch --wait
@@ -257,5 +260,47 @@ expect_eq "run --wait: progress" "$err" \
     "16 shards: 9 done, 4 running, 1 failed, 2 waiting
 16 shards: 11 done, 2 running, 1 failed, 2 waiting
 $R2: failed, shards"
+
+# On a terminal: one line rewritten in place, then a newline before the end.
+rm -f "$db-wal" "$db-shm"
+cp "$dir/before.db" "$db" || fail "resetting the running batch"
+expect_eq "reset: running batch" "$(sql "SELECT status FROM runs WHERE id = 200")" running
+fake_daemon "OK $R2"
+(
+	until [ -s "$dir/request" ]; do sleep 0.05; done
+	sleep 2.5
+	sql "UPDATE runs SET status = 'failed', reason = 'shards',
+	    finished_at = $now_ms WHERE id = 200"
+) &
+upd_pid=$!
+"$python" - "$TICKCTL" "$dir/tickd.conf" >"$dir/tty.out" <<'EOF_TTY'
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen(["timeout", "20", sys.argv[1], "-c", sys.argv[2], "run", "--wait",
+    "batch"], stdout=subprocess.PIPE, stderr=s)
+os.close(s)
+err = b""
+while True:
+	try:
+		b = os.read(m, 4096)
+	except OSError:
+		break
+	if not b:
+		break
+	err += b
+out = p.stdout.read()
+print(p.wait())
+print(err.decode().replace("\r", "<CR>").replace("\n", "<NL>"))
+EOF_TTY
+wait "$fake_pid"
+wait "$upd_pid"
+expect_eq "run --wait (terminal): exit" "$(sed -n 1p "$dir/tty.out")" 1
+tty_err=$(sed -n 2p "$dir/tty.out")
+# Rewrites a second apart, each "\r" then the line (its newline a \r\n on a terminal).
+expect_match "run --wait (terminal): live line" "$tty_err" \
+    "<CR>16 shards: 9 done, 4 running, 1 failed, 2 waiting, 1m[0-5][0-9]s<CR>16 shards: 9 done, 4 running, 1 failed, 2 waiting, 1m[0-5][0-9]s*[0-9]s<CR><NL>$R2: failed, shards<CR><NL>"
+n=$(printf '%s' "$tty_err" | grep -o '<CR>16 shards' | wc -l)
+expect_eq "run --wait (terminal): 2 to 4 rewrites in 2.5 s" \
+    "$([ "$n" -ge 2 ] && [ "$n" -le 4 ] && echo yes)" yes
 
 done_ok

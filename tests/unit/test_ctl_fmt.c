@@ -373,7 +373,8 @@ test_batch_text(void)
 		const char			*want;
 	} progress[] = {
 		{ { 16, 9, 1, 4, 2 }, 63000,
-		    "16 shards: 9 done, 4 running, 1 failed, 2 waiting, 1m03s" },
+		    "16 shards: 9 done, 4 running, 1 failed, 2 waiting, "
+		    "1m03s" },
 		{ { 16, 9, 1, 4, 2 }, -1,
 		    "16 shards: 9 done, 4 running, 1 failed, 2 waiting" },
 		{ { 1, 0, 0, 1, 0 }, 999, "1 shard: 0 done, 1 running, "
