@@ -108,7 +108,8 @@ static const struct {
 } sq_words[] = {
 	{ "$TOP", "parent IS NULL", "1 = 1" },
 	{ "$RTOP", "r.parent IS NULL", "1 = 1" },
-	{ "$BATCH", "(r.shards IS NOT NULL AND r.parent IS NULL)", "0" },
+	{ "$BATCH", "CASE WHEN r.shards IS NOT NULL AND r.parent IS NULL "
+	    "THEN 1 ELSE 0 END", "0" },
 	{ "$PARENT", "r.parent", "NULL" },
 	{ "$SHARD", "r.shard", "NULL" },
 	{ "$PRUN", "(SELECT p.run_id FROM runs p WHERE p.id = r.parent)",
