@@ -204,7 +204,12 @@ ctl_wait_progress(struct store_query *q, struct store_query_run *run,
 		free(cause);
 		return;
 	}
-	if (run->shards.total == 0)
+	/*
+	 * Nothing left open: its shards ended, read after the instance's
+	 * row, which ends in the same transaction; its end comes next.
+	 */
+	if (run->shards.total == 0 || run->shards.running +
+	    run->shards.waiting == 0)
 		return;
 	from = run->started_ms != -1 ? run->started_ms : run->created_ms;
 	if (ctl_progress_step(p, &run->shards, from != -1 ? now - from : -1,
