@@ -33,6 +33,13 @@ run() {
 		printf '[b]\nschedule = %s * * *\nshards = %s\nexec = %s %s\n' \
 		    "$(date -u -d "@$at" '+%-S %-M %-H')" "$N" "$stamp" \
 		    "$d/stamps" > "$d/jobs.d/burst.job"
+		# A tickd from before issue 18: say so, not a timeout.
+		"$tickd" -n -c "$d/tickd.conf" >"$d/check" 2>&1 || {
+			echo "batch.sh: $tickd does not accept a job with" \
+			    "shards:" >&2
+			grep -v '^jobs are tracked' "$d/check" >&2
+			exit 1
+		}
 	fi
 	"$tickd" -c "$d/tickd.conf" --log-target=stderr 2>"$d/log" &
 	pid=$!
@@ -56,7 +63,8 @@ run() {
 
 for r in $(seq "$REPEAT"); do
 	for row in jobs batch; do
-		echo "$(run $row)" >> "$work/$row"
+		line=$(run $row) || exit 1
+		echo "$line" >> "$work/$row"
 	done
 	paste -d' ' "$work/batch" "$work/jobs" | tail -n 1 | awk '{
 		printf "%.3f %.3f %.3f %.3f %.3f\n", $2 / $10, $3 / $11,
