@@ -770,6 +770,29 @@ server_ckpt_save_all(struct server *s)
 }
 
 /*
+ * A job whose user is not the daemon's reaches its checkpoint only
+ * through the state's directory: say so (once per batch) when that
+ * directory does not let others through.
+ */
+static void
+server_ckpt_reach(const struct server *s, const struct job_def *d,
+    const struct run *r)
+{
+	struct stat	 st;
+	char		*dir = xstrdup(s->state), *slash;
+
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (d->cred.uid != geteuid() && stat(slash != NULL ? dir : ".",
+	    &st) == 0 && (st.st_mode & S_IXOTH) == 0)
+		log_warn("job %s: run %s: its user %s cannot reach "
+		    "TICKD_CHECKPOINT: the state's directory %s does not let "
+		    "others through (chmod o+x, mode 0711)", r->job, r->run_id,
+		    d->cred.user, slash != NULL ? dir : ".");
+	free(dir);
+}
+
+/*
  * Before a shard's attempt: its checkpoint's directory, made for the
  * job's user (the job writes there: a file of its own beside it to
  * rename over it is fine), and the checkpoint as the store has it when
@@ -803,6 +826,7 @@ server_ckpt_prepare(struct server *s, const struct job_def *d, struct run *r,
 		goto fail;
 	if (b != NULL)
 		b->dir_made = 1;
+	server_ckpt_reach(s, d, r);
 made:
 	if (saved == NULL)
 		return;
