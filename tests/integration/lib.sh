@@ -141,6 +141,19 @@ lines() {
 }
 
 # sql QUERY: run QUERY on the daemon's database (WAL: fine while it runs).
+# A batch job's instance's status (tickd.job(5), BATCHES), and whether it
+# ended; batch_sql=pg_sql for a server's database.
+batch_status() {
+	${batch_sql:-sql} "SELECT status FROM runs WHERE job = '$1' AND
+	    parent IS NULL"
+}
+batch_ended() {
+	case $(batch_status "$1") in
+	succeeded | failed | dead | unknown | terminated) return 0 ;;
+	esac
+	return 1
+}
+
 sql() {
 	sqlite3 -batch -cmd '.timeout 5000' "$db" "$1"
 }

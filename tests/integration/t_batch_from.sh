@@ -33,21 +33,14 @@ command = echo "start \$TICKD_SHARD_INDEX" >> @DIR@/fz.out
 EOF2
 ctl reload >/dev/null || fail "tickctl reload"
 
-status() { sql "SELECT status FROM runs WHERE job = '$1' AND parent IS NULL"; }
-final() {
-	case $(status "$1") in
-	succeeded | failed | dead | unknown) return 0 ;;
-	esac
-	return 1
-}
 wait_for "fr's shards to start" 15 test -s "$dir/fr.out"
 # The source changes once the batch began.
 printf 'x\ny\nz\nw\n' >"$dir/list"
-wait_for "fr's instance to end" 20 final fr
-wait_for "fz's instance to end" 10 final fz
+wait_for "fr's instance to end" 20 batch_ended fr
+wait_for "fz's instance to end" 10 batch_ended fz
 fr=$(sql "SELECT run_id FROM runs WHERE job = 'fr' AND parent IS NULL")
 
-expect_eq "fr: failed (gamma)" "$(status fr)" failed
+expect_eq "fr: failed (gamma)" "$(batch_status fr)" failed
 expect_eq "fr: the starts (beta's retry as beta)" "$(sort "$dir/fr.out")" \
     "start 0 alpha 3 1 schedule
 start 1 beta 3 1 schedule
@@ -62,8 +55,8 @@ gamma"
 : >"$dir/gamma.fixed"
 run_cmd ctl replay "$fr" --wait
 expect_eq "replay $fr --wait: exit status (err: $err)" "$rc" 0
-wait_for "fr's instance to end again" 20 final fr
-expect_eq "fr: succeeded" "$(status fr)" succeeded
+wait_for "fr's instance to end again" 20 batch_ended fr
+expect_eq "fr: succeeded" "$(batch_status fr)" succeeded
 expect_eq "fr: the replay's start" "$(grep ' replay$' "$dir/fr.out")" \
     "start 2 gamma 3 2 replay"
 expect_eq "fr: 5 starts in all" "$(lines "$dir/fr.out")" 5

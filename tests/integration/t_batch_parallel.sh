@@ -36,19 +36,12 @@ command = echo "\$TICKD_SHARD_INDEX \$\$" >> @DIR@/bt.pids; exec @DIR@/zz-bt 30
 EOF2
 ctl reload >/dev/null || fail "tickctl reload"
 
-status() { sql "SELECT status FROM runs WHERE job = '$1' AND parent IS NULL"; }
-final() {
-	case $(status "$1") in
-	succeeded | failed | dead | unknown) return 0 ;;
-	esac
-	return 1
-}
-wait_for "bt's instance to end" 15 final bt
+wait_for "bt's instance to end" 15 batch_ended bt
 bt_end=$(now)
-wait_for "par's instance to end" 30 final par
+wait_for "par's instance to end" 30 batch_ended par
 
 # --- 1. shard_parallel ---------------------------------------------------------------
-expect_eq "par: succeeded" "$(status par)" succeeded
+expect_eq "par: succeeded" "$(batch_status par)" succeeded
 expect_eq "par: each shard once" "$(awk '{print $2}' "$dir/par.out" | sort -n | tr '\n' ' ')" \
     "$(seq 0 11 | tr '\n' ' ')"
 expect_eq "par: at most 3 at once, and 3" "$(max_overlap "$dir/par.out")" 3
@@ -86,9 +79,9 @@ shards = 6
 command = $rec @DIR@/mr.out
 EOF2
 ctl reload >/dev/null || fail "tickctl reload"
-wait_for "m1's instance to end" 30 final m1
-wait_for "m2's instance to end" 30 final m2
-expect_eq "m1, m2: succeeded" "$(status m1) $(status m2)" "succeeded succeeded"
+wait_for "m1's instance to end" 30 batch_ended m1
+wait_for "m2's instance to end" 30 batch_ended m2
+expect_eq "m1, m2: succeeded" "$(batch_status m1) $(batch_status m2)" "succeeded succeeded"
 expect_eq "m1, m2: 12 shards ran" "$(lines "$dir/mr.out")" 12
 expect_eq "m1, m2: at most 4 at once (max_running), and 4" "$(max_overlap "$dir/mr.out")" 4
 daemon_stop_ok

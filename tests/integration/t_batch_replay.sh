@@ -28,15 +28,8 @@ command = echo "start \$TICKD_SHARD_INDEX \$TICKD_ATTEMPT \$TICKD_TRIGGER" >> @D
 EOF2
 ctl reload >/dev/null || fail "tickctl reload"
 
-status() { sql "SELECT status FROM runs WHERE job = '$1' AND parent IS NULL"; }
-final() {
-	case $(status "$1") in
-	succeeded | failed | dead | unknown) return 0 ;;
-	esac
-	return 1
-}
-wait_for "rp's instance to end" 20 final rp
-wait_for "rq's instance to end" 20 final rq
+wait_for "rp's instance to end" 20 batch_ended rp
+wait_for "rq's instance to end" 20 batch_ended rq
 rp=$(sql "SELECT run_id FROM runs WHERE job = 'rp' AND parent IS NULL")
 rq=$(sql "SELECT run_id FROM runs WHERE job = 'rq' AND parent IS NULL")
 
@@ -57,7 +50,7 @@ expect_eq "rp: the shards' statuses" "$(sql "SELECT r.shard, r.status FROM runs 
 : >"$dir/rp.fixed"
 run_cmd ctl replay "$rp" --wait
 expect_eq "replay $rp --wait: exit status (err: $err)" "$rc" 0
-expect_eq "rp: succeeded at once after replay --wait" "$(status rp)" succeeded
+expect_eq "rp: succeeded at once after replay --wait" "$(batch_status rp)" succeeded
 expect_eq "rp: the starts" "$(sort "$dir/rp.out")" "start 0 1 schedule
 start 1 1 schedule
 start 2 1 schedule
@@ -93,7 +86,7 @@ if [ "$rc" -ne 0 ]; then
 	run_cmd ctl replay "$rq#0" --wait
 	expect_eq "replay $rq#0 --wait: exit status (err: $err)" "$rc" 0
 fi
-wait_for "rq's instance to end again" 20 final rq
+wait_for "rq's instance to end again" 20 batch_ended rq
 expect_eq "rq: the starts (shard 0 only again)" "$(sort "$dir/rq.out")" "start 0 1 schedule
 start 0 2 replay
 start 1 1 schedule
@@ -103,7 +96,7 @@ expect_eq "rq: the shards" "$(sql "SELECT r.shard, r.status, r.attempts FROM run
     "0|succeeded|2
 1|succeeded|1
 2|failed|1"
-expect_eq "rq: failed again" "$(status rq)" failed
+expect_eq "rq: failed again" "$(batch_status rq)" failed
 expect_match "rq: its detail now" "$(sql "SELECT detail FROM runs WHERE run_id = '$rq'")" \
     "*1 of 3 shards*"
 # A shard that succeeded is not replayed.

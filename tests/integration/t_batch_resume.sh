@@ -87,14 +87,8 @@ pid_alive "$adpid" || fail "ad's shard 1 did not outlive the daemon"
 
 # --- restart ------------------------------------------------------------------------
 daemon_start
-final() {
-	case $(sql "SELECT status FROM runs WHERE job = '$1' AND parent IS NULL") in
-	succeeded | failed | dead | unknown) return 0 ;;
-	esac
-	return 1
-}
-wait_for "rs's instance to end" 30 final rs
-wait_for "ad's instance to end" 30 final ad
+wait_for "rs's instance to end" 30 batch_ended rs
+wait_for "ad's instance to end" 30 batch_ended ad
 daemon_stop_ok
 
 # --- rs -----------------------------------------------------------------------------

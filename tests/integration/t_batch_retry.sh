@@ -32,14 +32,8 @@ command = $rec
 EOF2
 ctl reload >/dev/null || fail "tickctl reload"
 
-final() {
-	case $(sql "SELECT status FROM runs WHERE job = '$1' AND parent IS NULL") in
-	succeeded | failed | dead | unknown) return 0 ;;
-	esac
-	return 1
-}
-wait_for "b16's instance to end" 30 final b16
-wait_for "cities' instance to end" 10 final cities
+wait_for "b16's instance to end" 30 batch_ended b16
+wait_for "cities' instance to end" 10 batch_ended cities
 daemon_stop_ok
 
 # --- b16: the job's own log -------------------------------------------------------

@@ -16,6 +16,7 @@
 #    succeeded exactly once in the store; the instance succeeded.
 . tests/integration/lib.sh
 . tests/pg.sh
+batch_sql=pg_sql
 setup
 pg_start
 
@@ -74,18 +75,11 @@ for n in n1 n2 n3; do
 	"$TICKCTL" -c "$dir/$n.conf" reload >/dev/null || fail "tickctl reload on $n"
 done
 
-status() { pg_sql "SELECT status FROM runs WHERE job = '$1' AND parent IS NULL"; }
-final() {
-	case $(status "$1") in
-	succeeded | failed | dead | unknown) return 0 ;;
-	esac
-	return 1
-}
 
 # --- 1. pb1: spread, each index once ------------------------------------------------
-wait_for "pb1's instance to end" 40 final pb1
+wait_for "pb1's instance to end" 40 batch_ended pb1
 pb1=$(pg_sql "SELECT run_id FROM runs WHERE job = 'pb1' AND parent IS NULL")
-expect_eq "pb1: succeeded" "$(status pb1)" succeeded
+expect_eq "pb1: succeeded" "$(batch_status pb1)" succeeded
 expect_eq "pb1: each index started once" "$(grep '^start ' "$dir/pb1.out" |
     awk '{print $2}' | sort -n | tr '\n' ' ')" "$(seq 0 11 | tr '\n' ' ')"
 expect_eq "pb1: each index ended once" "$(grep '^end ' "$dir/pb1.out" |
@@ -152,8 +146,8 @@ for s in $killed; do
 done
 echo "pb2: node $vnode killed running shards$killed (lost:$lost)"
 expect_match "pb2: shard $vs is lost" "$lost " "* $vs *"
-wait_for "pb2's instance to end" 60 final pb2
-expect_eq "pb2: succeeded" "$(status pb2)" succeeded
+wait_for "pb2's instance to end" 60 batch_ended pb2
+expect_eq "pb2: succeeded" "$(batch_status pb2)" succeeded
 expect_eq "pb2: each index succeeded once in the store" "$(pg_sql "SELECT shard, status
     FROM runs WHERE parent = $iid ORDER BY shard" | tr '\n' ' ')" \
     "$(seq 0 5 | sed 's/$/|succeeded/' | tr '\n' ' ')"
