@@ -212,7 +212,25 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		zz = d->tz;
 	} else {
 		if ((e = cronexpr_parse(expr, &cause)) == NULL) {
-			ctl_error("next: %s", cause);
+			struct schedule *sc;
+			char *why = NULL;
+
+			/* Not a cron expression: an interval, perhaps. */
+			if ((sc = schedule_parse(expr, &why)) != NULL &&
+			    schedule_kind(sc) != SCHEDULE_CRON &&
+			    schedule_kind(sc) != SCHEDULE_REBOOT)
+				ctl_error("next: interval schedules go in job "
+				    "files: schedule = %s%s (tickctl next JOB "
+				    "lists a job's instants)",
+				    schedule_kind(sc) == SCHEDULE_AFTER ?
+				    "" : "every ", schedule_kind(sc) ==
+				    SCHEDULE_AFTER ? expr : expr +
+				    strcspn(expr, " \t") + strspn(expr +
+				    strcspn(expr, " \t"), " \t"));
+			else
+				ctl_error("next: %s", cause);
+			schedule_free(sc);
+			free(why);
 			goto out;
 		}
 		if (cronexpr_is_reboot(e)) {

@@ -2,6 +2,7 @@
  * schedule.c -- parse a job's schedule and compute its instants.
  *
  * Three forms: a cron expression or macro (cronexpr.c), "every DURATION"
+ * (or "@every DURATION", as Go's cron libraries write it)
  * and "after DURATION" (duration.c).  Fixed-rate instants are the
  * multiples of the interval since the Unix epoch, so they are the same
  * across restarts and reloads and need no stored anchor ("every 1d" fires
@@ -66,10 +67,12 @@ schedule_parse(const char *text, char **cause)
 		len--;
 	s->text = xstrndup(text, len);
 	text = s->text;
+	/* "@every 1h30m": robfig/cron's, ofelia's and supercronic's. */
 	if ((rest = schedule_keyword(text, "every")) != NULL ||
+	    (rest = schedule_keyword(text, "@every")) != NULL ||
 	    (rest = schedule_keyword(text, "after")) != NULL) {
-		s->kind = tolower((unsigned char)text[0]) == 'e' ?
-		    SCHEDULE_EVERY : SCHEDULE_AFTER;
+		s->kind = tolower((unsigned char)text[0]) == 'a' ?
+		    SCHEDULE_AFTER : SCHEDULE_EVERY;
 		if (*rest == '\0') {
 			*cause = xasprintf("%s: needs a duration, e.g. \"%s "
 			    "15m\"", s->kind == SCHEDULE_EVERY ? "every" :

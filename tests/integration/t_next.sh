@@ -66,6 +66,9 @@ done <<'CASES'
 --cron ''|empty schedule
 --cron '@reboot'|@reboot has no firing instants*
 --cron '@foo'|unknown macro*
+--cron 'every 1h30m'|interval schedules go in job files: schedule = every 1h30m*
+--cron '@every 90s'|interval schedules go in job files: schedule = every 90s*
+--cron 'after 5m'|interval schedules go in job files: schedule = after 5m*
 --cron '* * * * *' --tz Mars/Olympus_Mons|unknown time zone \"Mars/Olympus_Mons\"*
 --cron '* * * * *' --tz America|unknown time zone \"America\"*not a zone file
 --cron '* * * * *' --tz ../../etc/passwd|unknown time zone*not a zone name

@@ -40,6 +40,9 @@ static const struct parse_case parse_cases[] = {
 	{ "every 1s", SCHEDULE_EVERY, 1, "every 1s" },
 	{ "EVERY 2d", SCHEDULE_EVERY, 172800, "EVERY 2d" },
 	{ "  every\t1w", SCHEDULE_EVERY, 604800, "every\t1w" },
+	{ "@every 1h30m", SCHEDULE_EVERY, 5400, "@every 1h30m" },
+	{ "@every 5s", SCHEDULE_EVERY, 5, "@every 5s" },
+	{ "@EVERY 2d", SCHEDULE_EVERY, 172800, "@EVERY 2d" },
 	{ "after 90s", SCHEDULE_AFTER, 90, "after 90s" },
 	{ "After 1h", SCHEDULE_AFTER, 3600, "After 1h" },
 	{ "after 2d12h", SCHEDULE_AFTER, 216000, "after 2d12h" },
@@ -59,6 +62,8 @@ struct reject_case {
 
 static const struct reject_case reject_cases[] = {
 	{ "every", "every: needs a duration, e.g. \"every 15m\"" },
+	{ "@every", "every: needs a duration, e.g. \"every 15m\"" },
+	{ "@every 0s", "every: the interval must be at least 1s" },
 	{ "after", "after: needs a duration, e.g. \"after 15m\"" },
 	{ "every ", "every: needs a duration, e.g. \"every 15m\"" },
 	{ "every\t", "every: needs a duration, e.g. \"every 15m\"" },
