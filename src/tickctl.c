@@ -1,8 +1,8 @@
 /*
  * tickctl.c -- the tickd command-line tool: global options and dispatch.
  *
- * Global options come before the command: -c/--config FILE (default
- * $TICKD_CONFIG, else CONF_DEFAULT_PATH) and --json; each command parses
+ * Global options go before or after the command: -c/--config FILE
+ * (default $TICKD_CONFIG, else CONF_DEFAULT_PATH) and --json; each command parses
  * its own (ctl-*.c) and gets them in a struct ctl_ctx (ctl-ctx.c), which
  * loads the configuration and opens the store when the command asks.
  * Exit status: 0 success, 1 when the answer is "something is wrong", 2
@@ -48,11 +48,47 @@ ctl_usage(FILE *f)
 	    "  -c, --config FILE   tickd's configuration (default "
 	    "$TICKD_CONFIG,\n"
 	    "                      else %s)\n"
-	    "      --json          one JSON object per line\n\n"
+	    "      --json          one JSON object per line\n"
+	    "  (before or after COMMAND)\n\n"
 	    "commands:\n", CONF_DEFAULT_PATH);
 	for (i = 0; i < CTL_NCMDS; i++)
 		(void)fprintf(f, "  %s %s\n      %s\n", ctl_cmds[i]->name,
 		    ctl_cmds[i]->usage, ctl_cmds[i]->summary);
+}
+
+/*
+ * The global options after the command ("tickctl list --json"): taken
+ * out of its arguments (no command has options of those names), up to a
+ * "--".  Returns the arguments left, or -1 (said).
+ */
+static int
+ctl_globals(int argc, char **argv, const char **config, int *json)
+{
+	int i, n = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "--json") == 0)
+			*json = 1;
+		else if (strcmp(argv[i], "-c") == 0 ||
+		    strcmp(argv[i], "--config") == 0) {
+			if (i + 1 == argc) {
+				ctl_error("%s needs a value (try tickctl "
+				    "--help)", argv[i]);
+				return -1;
+			}
+			*config = argv[++i];
+		} else if (strncmp(argv[i], "--config=", 9) == 0)
+			*config = argv[i] + 9;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
 }
 
 /* Parse the global options, then run the command with their context. */
@@ -113,6 +149,8 @@ main(int argc, char **argv)
 		    argv[0]);
 		return CTL_EXIT_USAGE;
 	}
+	if ((argc = ctl_globals(argc, argv, &config, &json)) == -1)
+		return CTL_EXIT_USAGE;
 	ctl_ctx_init(&ctx, config, json);
 	optind = 0;		/* glibc: full reinitialisation */
 	rc = ctl_cmds[i]->exec(argc, argv, &ctx);

@@ -165,6 +165,20 @@ expect_eq "list --json: ok's next instant is the next second" "$(printf '%s\n' "
 expect_eq "list --json: nightly's next instant" "$(printf '%s\n' "$out" |
     jpy '[x["next_at"] for x in L if x["job"] == "nightly"][0]')" \
     "$(ctl --json next nightly -n 1 | jpy 'o["at"]')"
+# The global options after the command too (issue 19), until a "--".
+list_out=$out
+expect_eq "next JOB --json as --json next JOB" \
+    "$(ctl next nightly -n 2 --json)" "$(ctl --json next nightly -n 2)"
+expect_eq "list --json: the same jobs as --json list" \
+    "$(ctl list --json | jpy '[x["job"] for x in L]')" \
+    "$(ctl --json list | jpy '[x["job"] for x in L]')"
+run_cmd "$TICKCTL" list -c "$dir/tickd.conf" --json
+expect_eq "list -c FILE --json: exit" "$rc" 0
+expect_eq "list -c FILE --json: JSON" "$(printf '%s\n' "$out" | head -n 1 |
+    jpy 'o["job"]')" busy
+run_cmd ctl list -- --json
+expect_eq "list -- --json: an argument, not an option: exit" "$rc" 2
+out=$list_out
 expect_eq "list --json: paused, disabled and invalid have no next instant" \
     "$(printf '%s\n' "$out" | jpy '[x["job"] for x in L if x["next_at"] is None]' |
     tr '\n' ' ')" "held off broken "
