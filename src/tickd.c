@@ -41,10 +41,11 @@ tickd_usage(FILE *f)
 	    "[--log-target journal|stderr|auto]\n"
 	    "       tickd --release-cgroup [-c FILE]\n"
 	    "       tickd --version | --help\n"
-	    "  -c, --config FILE     configuration (default %s)\n"
+	    "  -c, --config FILE     configuration (default $TICKD_CONFIG,\n"
+	    "                        else %s)\n"
 	    "  -n, --check           validate the configuration and exit\n"
 	    "      --log-target T    journal, stderr or auto (default)\n"
-	    "  -v, --verbose         log everything (debug)\n"
+	    "  -v, --verbose         log at least at info; twice (-vv): debug\n"
 	    "      --release-cgroup  for the unit's ExecStopPost=: stop\n"
 	    "                        passing controllers down tickd's cgroup\n",
 	    CONF_DEFAULT_PATH);
@@ -142,7 +143,7 @@ main(int argc, char **argv)
 		{ "release-cgroup", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*config = CONF_DEFAULT_PATH;
+	const char	*config = NULL, *env;
 	enum log_target	 target = LOG_TARGET_AUTO;
 	int		 ch, check = 0, release = 0, verbose = LOG_ERR;
 
@@ -162,8 +163,8 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'v':
-			verbose = LOG_DEBUG;
+		case 'v':		/* -v info, -vv debug: tickd(8) */
+			verbose = verbose < LOG_INFO ? LOG_INFO : LOG_DEBUG;
 			break;
 		case 'h':
 			tickd_usage(stdout);
@@ -185,6 +186,12 @@ main(int argc, char **argv)
 		tickd_usage(stderr);
 		return 2;
 	}
+	/* As tickctl: the environment's, unless -c says otherwise. */
+	if (config == NULL && (env = getenv("TICKD_CONFIG")) != NULL &&
+	    *env != '\0')
+		config = env;
+	if (config == NULL)
+		config = CONF_DEFAULT_PATH;
 	tickd_stdio();
 	if (check)
 		return tickd_check(config);

@@ -166,6 +166,13 @@ run_cmd "$TICKD" -n --config="$dir/check.conf"
 expect_eq "-n --config=FILE" "$rc|$(first "$out")" "0|$dir/check.conf: 2 jobs valid, 0 problems"
 run_cmd "$TICKD" --check --config "$dir/check.conf"
 expect_eq "--check --config FILE" "$rc" 0
+# $TICKD_CONFIG as tickctl reads it (issue 19); -c wins over it.
+run_cmd env TICKD_CONFIG="$dir/check.conf" "$TICKD" -n
+expect_eq "TICKD_CONFIG" "$rc|$(first "$out")" "0|$dir/check.conf: 2 jobs valid, 0 problems"
+run_cmd env TICKD_CONFIG="$dir/nonexistent.conf" "$TICKD" -n -c "$dir/check.conf"
+expect_eq "-c over TICKD_CONFIG" "$rc|$(first "$out")" "0|$dir/check.conf: 2 jobs valid, 0 problems"
+run_cmd env TICKD_CONFIG= "$TICKD" -n
+expect_match "an empty TICKD_CONFIG is not one" "$err$out" "*/etc/tickd/tickd.conf*"
 run_cmd "$TICKD" --check -c "$dir/nonexistent.conf"
 expect_eq "--check missing file: exit" "$rc" 78
 expect_match "--check missing file" "$err" "$dir/nonexistent.conf: No such file or directory*"
