@@ -2331,6 +2331,22 @@ conf_load_jobs_dir(struct conf *c, struct conf *prev, const char *where,
 	conf_list_free(names, n);
 }
 
+/* Load the job files given, whatever their names, in that order. */
+static void
+conf_load_given(struct conf *c, char *const *files, size_t n,
+    struct conf_causes *causes)
+{
+	struct conf_loading	L;
+	size_t			i;
+
+	conf_loading_init(&L, c);
+	for (i = 0; i < n; i++)
+		conf_load_job_file(c, &L, files[i], causes);
+	if (c->njobs > 1)
+		qsort(c->jobs, c->njobs, sizeof *c->jobs, conf_job_cmp);
+	conf_loading_free(&L);
+}
+
 /*
  * The system's time zone name: $TZ if set (a leading ':' is dropped, as
  * glibc does), else the target of the /etc/localtime link below a
@@ -2375,7 +2391,8 @@ conf_system_zone(const char **from)
  */
 static struct conf *
 conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
-    conf_controllers_fn fn, void *arg, struct conf_causes *causes)
+    conf_controllers_fn fn, void *arg, char *const *only, size_t nonly,
+    struct conf_causes *causes)
 {
 	struct conf_parse	 p;
 	struct conf		*c = xcalloc(1, sizeof *c);
@@ -2401,7 +2418,11 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 		dir = xstrdup(".");
 	}
 
-	if ((buf = conf_read_file(path, 0, uid, &len, NULL,
+	/* Job files checked alone may come without a tickd.conf. */
+	if (nonly > 0 && access(path, F_OK) == -1 && errno == ENOENT) {
+		buf = xstrdup("");
+		len = 0;
+	} else if ((buf = conf_read_file(path, 0, uid, &len, NULL,
 	    causes)) == NULL)
 		goto fail;
 	p.file = path;
@@ -2463,7 +2484,10 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 	where = line > 0 && line != daemon_sec->line ?
 	    xasprintf("%s:%d: jobs_dir", path, line) :
 	    xasprintf("%s: jobs_dir", path);
-	conf_load_jobs_dir(c, prev, where, causes);
+	if (nonly > 0)
+		conf_load_given(c, only, nonly, causes);
+	else
+		conf_load_jobs_dir(c, prev, where, causes);
 	free(where);
 	conf_parse_free(&p);
 	envp_free(&unused);
@@ -2503,7 +2527,19 @@ struct conf *
 conf_load_with(const char *path, uid_t uid, gid_t gid, conf_controllers_fn fn,
     void *arg, struct conf_causes *causes)
 {
-	return conf_read_all(path, NULL, uid, gid, fn, arg, causes);
+	return conf_read_all(path, NULL, uid, gid, fn, arg, NULL, 0, causes);
+}
+
+/*
+ * conf_load_with for the job files given (tickd -n FILE.job: an editor's,
+ * a configuration repository's CI), not the jobs directory's; a missing
+ * tickd.conf at path is [daemon]'s defaults.
+ */
+struct conf *
+conf_load_files(const char *path, char *const *files, size_t n, uid_t uid,
+    gid_t gid, conf_controllers_fn fn, void *arg, struct conf_causes *causes)
+{
+	return conf_read_all(path, NULL, uid, gid, fn, arg, files, n, causes);
 }
 
 /*
@@ -2514,7 +2550,7 @@ struct conf *
 conf_reload(const char *path, struct conf *prev, struct conf_causes *causes)
 {
 	return conf_read_all(path, prev, geteuid(), getegid(), NULL, NULL,
-	    causes);
+	    NULL, 0, causes);
 }
 
 /*

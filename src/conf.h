@@ -184,6 +184,8 @@ struct conf	*conf_load(const char *, struct conf_causes *);
 struct conf	*conf_reload(const char *, struct conf *, struct conf_causes *);
 struct conf	*conf_load_with(const char *, uid_t, gid_t, conf_controllers_fn,
 		     void *, struct conf_causes *);
+struct conf	*conf_load_files(const char *, char *const *, size_t, uid_t,
+		     gid_t, conf_controllers_fn, void *, struct conf_causes *);
 void		 conf_free(struct conf *);
 struct job_def	*conf_job(const struct conf *, const char *);
 int		 conf_job_is_bad(const struct conf *, const struct job_def *);

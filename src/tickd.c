@@ -39,11 +39,13 @@ tickd_usage(FILE *f)
 {
 	(void)fprintf(f, "usage: tickd [-n] [-v] [-c FILE] "
 	    "[--log-target journal|stderr|auto]\n"
+	    "       tickd -n [-c FILE] FILE.job ...\n"
 	    "       tickd --release-cgroup [-c FILE]\n"
 	    "       tickd --version | --help\n"
 	    "  -c, --config FILE     configuration (default $TICKD_CONFIG,\n"
 	    "                        else %s)\n"
-	    "  -n, --check           validate the configuration and exit\n"
+	    "  -n, --check           validate the configuration (or the job\n"
+	    "                        files given) and exit\n"
 	    "      --log-target T    journal, stderr or auto (default)\n"
 	    "  -v, --verbose         log at least at info; twice (-vv): debug\n"
 	    "      --release-cgroup  for the unit's ExecStopPost=: stop\n"
@@ -67,16 +69,21 @@ tickd_stdio(void)
 
 /* Validate the configuration; print every problem.  Exit status. */
 static int
-tickd_check(const char *path)
+tickd_check(const char *path, char *const *files, size_t nfiles)
 {
 	struct conf_causes	 causes = { NULL, 0 };
 	struct conf		*c;
 	size_t			 i;
 	int			 rc;
+	char			 what[64];
 
 	/* Limits checked against what the daemon recorded it can enforce. */
-	c = conf_load_with(path, geteuid(), getegid(),
-	    store_query_controllers, NULL, &causes);
+	if (nfiles > 0)
+		c = conf_load_files(path, files, nfiles, geteuid(), getegid(),
+		    store_query_controllers, NULL, &causes);
+	else
+		c = conf_load_with(path, geteuid(), getegid(),
+		    store_query_controllers, NULL, &causes);
 	for (i = 0; i < causes.n; i++)
 		(void)fprintf(stderr, "%s\n", causes.v[i]);
 	if (c == NULL) {
@@ -87,13 +94,19 @@ tickd_check(const char *path)
 		for (i = 0; i < c->warnings.n; i++)
 			(void)fprintf(stderr, "warning: %s\n",
 			    c->warnings.v[i]);
+		/* What was checked: tickd.conf, or the job files given. */
+		if (nfiles > 1)
+			(void)snprintf(what, sizeof what, "%zu job files",
+			    nfiles);
 		if (c->warnings.n > 0)
 			(void)printf("%s: %zu jobs valid, %zu problems, %zu "
-			    "warnings\n", path, c->njobs, causes.n,
+			    "warnings\n", nfiles == 0 ? path : nfiles == 1 ?
+			    files[0] : what, c->njobs, causes.n,
 			    c->warnings.n);
 		else
 			(void)printf("%s: %zu jobs valid, %zu problems\n",
-			    path, c->njobs, causes.n);
+			    nfiles == 0 ? path : nfiles == 1 ? files[0] : what,
+			    c->njobs, causes.n);
 		if (c->tracking != NULL)
 			(void)printf("jobs are tracked by %s\n", c->tracking);
 		rc = causes.n > 0 ? 1 : 0;
@@ -180,9 +193,10 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		(void)fprintf(stderr, "tickd: unexpected argument \"%s\"\n",
-		    argv[optind]);
+	/* Job files to check alone: with -n only. */
+	if (optind < argc && !check) {
+		(void)fprintf(stderr, "tickd: unexpected argument \"%s\" (job "
+		    "files are checked with -n FILE.job)\n", argv[optind]);
 		tickd_usage(stderr);
 		return 2;
 	}
@@ -194,7 +208,8 @@ main(int argc, char **argv)
 		config = CONF_DEFAULT_PATH;
 	tickd_stdio();
 	if (check)
-		return tickd_check(config);
+		return tickd_check(config, argv + optind,
+		    (size_t)(argc - optind));
 	if (release)
 		return tickd_release(config);
 	(void)signal(SIGPIPE, SIG_IGN);

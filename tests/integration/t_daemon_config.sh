@@ -166,6 +166,28 @@ run_cmd "$TICKD" -n --config="$dir/check.conf"
 expect_eq "-n --config=FILE" "$rc|$(first "$out")" "0|$dir/check.conf: 2 jobs valid, 0 problems"
 run_cmd "$TICKD" --check --config "$dir/check.conf"
 expect_eq "--check --config FILE" "$rc" 0
+# One job file checked alone (issue 19: editors, a configuration
+# repository's CI), with the same file:line messages, even without a
+# tickd.conf ([daemon]'s defaults); a second file's duplicate id is seen.
+mkdir "$dir/repo"
+printf '[one]\nschedule = @daily\ncommand = true\n\n[two]\nschedule = 61 * * * *\ncommand = true\n' \
+    >"$dir/repo/a.job"
+printf '[one]\nschedule = @hourly\ncommand = true\n' >"$dir/repo/b.job"
+run_cmd "$TICKD" -n -c "$dir/repo/none.conf" "$dir/repo/a.job"
+expect_eq "-n FILE.job: exit" "$rc" 1
+expect_eq "-n FILE.job: summary" "$(first "$out")" "$dir/repo/a.job: 1 jobs valid, 1 problems"
+expect_eq "-n FILE.job: its problem" "$err" \
+    "$dir/repo/a.job:6: schedule: minute field: \"61\" is out of range 0-59"
+run_cmd "$TICKD" -n -c "$dir/repo/none.conf" "$dir/repo/a.job" "$dir/repo/b.job"
+expect_eq "-n two files: summary" "$(first "$out")" "2 job files: 1 jobs valid, 2 problems"
+expect_match "-n two files: the duplicate id" "$err" \
+    "*$dir/repo/b.job:1: \[one\]: duplicate job id (also defined at $dir/repo/a.job:1)*"
+run_cmd "$TICKD" -n -c "$dir/check.conf" "$dir/repo/b.job"
+expect_eq "-n -c FILE FILE.job" "$rc|$(first "$out")" "0|$dir/repo/b.job: 1 jobs valid, 0 problems"
+run_cmd "$TICKD" -c "$dir/check.conf" "$dir/repo/b.job"
+expect_eq "a job file without -n: exit" "$rc" 2
+expect_match "a job file without -n" "$err" "tickd: unexpected argument*checked with -n FILE.job*"
+
 # $TICKD_CONFIG as tickctl reads it (issue 19); -c wins over it.
 run_cmd env TICKD_CONFIG="$dir/check.conf" "$TICKD" -n
 expect_eq "TICKD_CONFIG" "$rc|$(first "$out")" "0|$dir/check.conf: 2 jobs valid, 0 problems"
