@@ -2418,8 +2418,19 @@ conf_read_all(const char *path, struct conf *prev, uid_t uid, gid_t gid,
 		dir = xstrdup(".");
 	}
 
-	/* Job files checked alone may come without a tickd.conf. */
-	if (nonly > 0 && access(path, F_OK) == -1 && errno == ENOENT) {
+	/*
+	 * Job files checked alone may come without a tickd.conf; else a
+	 * missing one is said with where to point (the first thing a new
+	 * user meets).
+	 */
+	if (access(path, F_OK) == -1 && errno == ENOENT) {
+		if (nonly == 0) {
+			conf_causes_add(causes, "%s: No such file or directory "
+			    "(no configuration there: give its path with -c "
+			    "FILE or TICKD_CONFIG; make install puts one at "
+			    "%s)", path, CONF_DEFAULT_PATH);
+			goto fail;
+		}
 		buf = xstrdup("");
 		len = 0;
 	} else if ((buf = conf_read_file(path, 0, uid, &len, NULL,

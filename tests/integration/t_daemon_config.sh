@@ -197,7 +197,8 @@ run_cmd env TICKD_CONFIG= "$TICKD" -n
 expect_match "an empty TICKD_CONFIG is not one" "$err$out" "*/etc/tickd/tickd.conf*"
 run_cmd "$TICKD" --check -c "$dir/nonexistent.conf"
 expect_eq "--check missing file: exit" "$rc" 78
-expect_match "--check missing file" "$err" "$dir/nonexistent.conf: No such file or directory*"
+expect_eq "--check missing file: the hint" "$(first "$err")" \
+    "$dir/nonexistent.conf: No such file or directory (no configuration there: give its path with -c FILE or TICKD_CONFIG; make install puts one at /etc/tickd/tickd.conf)"
 run_cmd "$TICKD" --log-target bogus -c "$dir/check.conf"
 expect_eq "--log-target bogus: exit" "$rc" 2
 expect_eq "--log-target bogus" "$err" \

@@ -1165,7 +1165,10 @@ static const struct conf_case conf_cases[] = {
 	{ "daemon: writable by others", 1, DAEMON, 0666, NULL, { { NULL } },
 	    1, { "$C: " REFUSED "(owner uid 0, mode 0666)" } , NULL, NULL, NULL, { { NULL } } },
 	{ "daemon: no tickd.conf", 0, NULL, -1, NULL, { { NULL } },
-	    1, { "$C: No such file or directory" } , NULL, NULL, NULL, { { NULL } } },
+	    1, { "$C: No such file or directory (no configuration there: "
+	    "give its path with -c FILE or TICKD_CONFIG; make install puts "
+	    "one at " TICKD_SYSCONFDIR "/tickd/tickd.conf)" }, NULL, NULL,
+	    NULL, { { NULL } } },
 	/* A missing jobs_dir is reported; the daemon itself is valid. */
 	{ "daemon: missing jobs_dir", 0,
 	    "[daemon]\njobs_dir = nojobs\ntimezone = UTC\n", 0, NULL,
