@@ -188,8 +188,9 @@ conf_utf8_len(const unsigned char *s, size_t n)
 /*
  * A copy of s fit for a log line and a terminal (caller frees): text from
  * a hostile file may hold escape sequences, carriage returns and bytes
- * that are not UTF-8.  Printable ASCII, tabs and well-formed UTF-8 are
- * kept, a newline becomes "\n", anything else "\xHH"; the result is cut
+ * that are not UTF-8.  Printable ASCII and well-formed UTF-8 are kept, a
+ * newline becomes "\n", a tab "\t" (a line's fields stay where they
+ * are), anything else "\xHH"; the result is cut
  * after CONF_CAUSE_MAX bytes, marked with "...".
  */
 static char *
@@ -210,12 +211,12 @@ conf_vis(const char *s)
 			o += 3;
 			break;
 		}
-		if (k > 1 || (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\t') {
+		if (k > 1 || (p[i] >= 0x20 && p[i] < 0x7f)) {
 			memcpy(out + o, p + i, k);
 			o += k;
-		} else if (p[i] == '\n') {
+		} else if (p[i] == '\n' || p[i] == '\t') {
 			out[o++] = '\\';
-			out[o++] = 'n';
+			out[o++] = p[i] == '\n' ? 'n' : 't';
 		} else {
 			out[o++] = '\\';
 			out[o++] = 'x';
@@ -248,11 +249,58 @@ conf_causes_add(struct conf_causes *c, const char *fmt, ...)
  * index from, and say how many more there were: a file of binary garbage
  * must not flood the log with one message per line at every reload.
  */
+/* A cause's place in its file: its line, then its order of finding. */
+struct conf_cause_at {
+	long	 line;
+	size_t	 i;
+	char	*msg;
+};
+
+static int
+conf_cause_cmp(const void *a, const void *b)
+{
+	const struct conf_cause_at *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The causes a file added since index from, in the order of its lines
+ * ("PATH:LINE: ..."; a cause about the whole file first), as found
+ * within a line: a key's problem comes after the section's above it, not
+ * after the whole section's keys.
+ */
+static void
+conf_causes_sort(struct conf_causes *c, size_t from, const char *path)
+{
+	struct conf_cause_at	*v;
+	size_t			 i, n = c->n - from, plen = strlen(path);
+	const char		*m;
+
+	if (n < 2)
+		return;
+	v = xreallocarray(NULL, n, sizeof *v);
+	for (i = 0; i < n; i++) {
+		m = c->v[from + i];
+		v[i].i = i;
+		v[i].msg = c->v[from + i];
+		v[i].line = strncmp(m, path, plen) == 0 && m[plen] == ':' ?
+		    strtol(m + plen + 1, NULL, 10) : 0;
+	}
+	qsort(v, n, sizeof *v, conf_cause_cmp);
+	for (i = 0; i < n; i++)
+		c->v[from + i] = v[i].msg;
+	free(v);
+}
+
 static void
 conf_causes_cap(struct conf_causes *c, size_t from, const char *path)
 {
 	size_t i, more;
 
+	conf_causes_sort(c, from, path);
 	if (c->n - from <= CONF_FILE_CAUSES_MAX)
 		return;
 	more = c->n - from - CONF_FILE_CAUSES_MAX;

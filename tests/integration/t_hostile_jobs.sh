@@ -116,8 +116,8 @@ unput() {
 printf '\177ELF\002\001\001\000\000\000\n\001\002\003 = \033[2J\n[tick]\nschedule = every 1s\ncommand = echo garbage >> %s/garbage.out\n' \
     "$dir" | put garbage.job
 try "crafted garbage" "$jobs/garbage.job:1: the line contains a NUL byte
-$jobs/garbage.job:2: \\x01\\x02\\x03: the key is outside any [section]
 $jobs/garbage.job:1: syntax error: expected [section], key = value, or a comment
+$jobs/garbage.job:2: \\x01\\x02\\x03: the key is outside any [section]
 $jobs/good.job:2: [tick]: duplicate job id (also defined at $jobs/garbage.job:3)" 1
 checks=$((checks + 1))
 [ ! -e "$dir/garbage.out" ] || fail "crafted garbage: its [tick] ran"
@@ -285,9 +285,9 @@ state = /tmp/elsewhere.db
 EOF
 try "[daemon] keys in a job file" "$jobs/wrong.job:4: max_running: unknown key (it belongs in [daemon] of tickd.conf)
 $jobs/wrong.job:5: jobs_dir: unknown key (it belongs in [daemon] of tickd.conf)
-$jobs/wrong.job:7: state: unknown key (it belongs in [daemon] of tickd.conf)
 $jobs/wrong.job:6: schedule: missing: job \"daemon\" needs a schedule
-$jobs/wrong.job:6: command: missing: job \"daemon\" needs a command (or an exec)" 2
+$jobs/wrong.job:6: command: missing: job \"daemon\" needs a command (or an exec)
+$jobs/wrong.job:7: state: unknown key (it belongs in [daemon] of tickd.conf)" 2
 unput wrong.job
 # A job key in tickd.conf: the file is invalid, the reload changes
 # nothing (tickctl refuses it itself: see t_ctl_steer.sh).

@@ -1040,10 +1040,12 @@ static const struct conf_case conf_cases[] = {
 	    "[e\033[1mx]\nschedule = @daily\ncommand = true\n"	/* 1 */
 	    "[k]\nschedule = @daily\ncommand = true\n"		/* 4 */
 	    "k\377\r\033]0;t\007 = v\n"				/* 7 */
-	    "user = caf\303\251\302\205\n" } },			/* 8 */
+	    "user = caf\303\251\302\205\n"				/* 8 */
+	    "group = a\tb\n" } },					/* 9 */
 	    0, { "$J/esc.job:1: [e\\x1b[1mx]: " BADID,
 		"$J/esc.job:7: k\\xff\\x0d\\x1b]0;t\\x07: unknown key",
-		"$J/esc.job:8: user: unknown user \"caf\303\251\\xc2\\x85\"" },
+		"$J/esc.job:8: user: unknown user \"caf\303\251\\xc2\\x85\"",
+		"$J/esc.job:9: group: \"a\\tb\" is not a valid name" },
 	    "", "k", "", { { NULL } } },
 	/* The programs of root jobs (tickd runs as root). */
 	{ "program of a root job", 1, NULL, 0, NULL, {
