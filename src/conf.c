@@ -2267,6 +2267,18 @@ conf_is_job_name(const char *name)
 	return n > 4 && strcmp(name + n - 4, ".job") == 0 && name[0] != '.';
 }
 
+/* Why a name of the jobs directory is not a job file's, for people. */
+const char *
+conf_ignored_why(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.' && n > 4 && strcmp(name + n - 4, ".job") == 0)
+		return "a hidden file (its name starts with a dot), as "
+		    "editors' and dpkg's leftovers are";
+	return "only *.job files hold jobs";
+}
+
 /*
  * Open the jobs directory if it is safe: whoever can write in it can
  * delete or rename the job files (a sticky directory too: its users can

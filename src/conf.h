@@ -187,6 +187,7 @@ struct conf	*conf_load_with(const char *, uid_t, gid_t, conf_controllers_fn,
 struct conf	*conf_load_files(const char *, char *const *, size_t, uid_t,
 		     gid_t, conf_controllers_fn, void *, struct conf_causes *);
 void		 conf_free(struct conf *);
+const char	*conf_ignored_why(const char *);
 struct job_def	*conf_job(const struct conf *, const char *);
 int		 conf_job_is_bad(const struct conf *, const struct job_def *);
 void		 conf_keep_job(struct conf *, struct conf *, size_t);

@@ -238,8 +238,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			    xstrdup(c->warnings.v[i]));
 		for (i = 0; i < c->nignored; i++)
 			ctl_check_add(&f, 0, "ignored", NULL,
-			    xasprintf("%s/%s: ignored: not a *.job file",
-			    c->jobs_dir, c->ignored[i]));
+			    xasprintf("%s/%s: ignored: %s", c->jobs_dir,
+			    c->ignored[i], conf_ignored_why(c->ignored[i])));
 		dm = ctl_ctx_daemon(ctx);
 		if (!dm->running)
 			ctl_check_add(&f, 1, "daemon", NULL, xasprintf("the "

@@ -706,8 +706,8 @@ server_log_ignored(struct server *s)
 		}
 		if (k < s->nreported)
 			continue;
-		log_notice("%s/%s: ignored: only *.job files hold jobs",
-		    s->conf->jobs_dir, s->conf->ignored[i]);
+		log_notice("%s/%s: ignored: %s", s->conf->jobs_dir,
+		    s->conf->ignored[i], conf_ignored_why(s->conf->ignored[i]));
 		s->reported = xreallocarray(s->reported, s->nreported + 1,
 		    sizeof *s->reported);
 		s->reported[s->nreported++] = xstrdup(s->conf->ignored[i]);

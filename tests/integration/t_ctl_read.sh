@@ -70,7 +70,7 @@ run_cmd ctl check
 expect_eq "check (ignored file): exit" "$rc" 0
 expect_eq "check (ignored file): output" "$(printf '%s\n' "$out" | sed '$d')" \
     "WARNING: 0 problems, 1 warning (5 jobs valid)
-warning: $jobs/notes.txt: ignored: not a *.job file"
+warning: $jobs/notes.txt: ignored: only *.job files hold jobs"
 run_cmd ctl check --strict
 expect_eq "check --strict (ignored file): exit" "$rc" 1
 expect_match "check --strict (ignored file): output" "$out" "WARNING: *

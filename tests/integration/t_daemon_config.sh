@@ -250,8 +250,8 @@ command = printf '%s' '$long' > @DIR@/long.out; echo done >> @DIR@/long.out
 schedule = every 1s
 command = echo a >> @DIR@/semi.out ; echo b >> @DIR@/semi.out
 EOF
-# Not job files: ignored, logged once.
-for name in x.job~ x.job.dpkg-old README; do
+# Not job files: ignored, logged once (a hidden one says why).
+for name in x.job~ x.job.dpkg-old README .hidden.job; do
 	printf '[ign%s]\nschedule = every 1s\ncommand = touch %s/ign.ran\n' \
 	    "$(echo "$name" | tr -cd a-z)" "$dir" >"$jobs/$name"
 done
@@ -302,6 +302,8 @@ for name in x.job~ x.job.dpkg-old README; do
 	expect_eq "ignored $name: logged" \
 	    "$(log_count "tickd: notice: $jobs/$name: ignored: only *.job files hold jobs")" 1
 done
+expect_eq "ignored .hidden.job: logged, saying why" \
+    "$(log_count "tickd: notice: $jobs/.hidden.job: ignored: a hidden file (its name starts with a dot), as editors' and dpkg's leftovers are")" 1
 kill -HUP "$tickd_pid"
 wait_for "the reload" 10 log_has "reload partially failed"
 for name in x.job~ x.job.dpkg-old README; do
