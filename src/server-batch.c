@@ -162,12 +162,19 @@ server_batch_free(struct server *s, struct batch *b)
 	}
 	ev_timer_stop(s->loop, &b->timeout_w);
 	server_batch_unpend(s, b);
+	server_batch_release(b);
+	j->nruns--;
+	server_gone_check(s, j);
+}
+
+/* A batch's memory (at its end, and at the daemon's). */
+void
+server_batch_release(struct batch *b)
+{
 	free(b->params[0]);
 	free(b->params);
 	free(b->run_id);
 	free(b);
-	j->nruns--;
-	server_gone_check(s, j);
 }
 
 /* Queue the settle of a batch, after what is queued (a shard's end). */
@@ -298,13 +305,12 @@ server_batch_begin(struct server *s, struct sjob *j, struct run *r)
  * the instance's attempt failed, reason shards_from).
  */
 int
-server_batch_listed(struct server *s, struct sjob *j, struct run *r,
+server_batch_listed(const struct sjob *j, const struct run *r,
     struct server_outcome *o, char **listp)
 {
 	char	*list = NULL, *cause = NULL;
 	int	 n;
 
-	(void)s;
 	*listp = NULL;
 	if (strcmp(o->status, "succeeded") == 0) {
 		if (r->capture_over)

@@ -576,7 +576,7 @@ server_run_end(struct server *s, struct run *r, int linked)
 		}
 	}
 	server_classify(s, r, &o);
-	if (r->lister && (nlist = server_batch_listed(s, j, r, &o,
+	if (r->lister && (nlist = server_batch_listed(j, r, &o,
 	    &list)) > 0)
 		o.status = "running";	/* the batch goes on (its record) */
 	/* A stopped batch's shards end there. */

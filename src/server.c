@@ -1963,10 +1963,7 @@ server_main(const char *path, int verbose)
 	}
 	while ((b = s->batches) != NULL) {
 		s->batches = b->next;
-		free(b->params[0]);
-		free(b->params);
-		free(b->run_id);
-		free(b);
+		server_batch_release(b);
 	}
 	for (i = 0; i < s->nreported; i++)
 		free(s->reported[i]);

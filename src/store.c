@@ -2401,12 +2401,10 @@ store_batch_abandon(struct store *s, int64_t parent, const char *reason,
 int
 store_run_status(struct store *s, int64_t rowid, char *buf, size_t len)
 {
-	struct db_stmt	*st = s->st[ST_BATCH_LOCK];
+	struct db_stmt	*st = s->st[ST_RUN_STATUS_ID];
 	const char	*t;
 	int		 rc;
 
-	if (db_kind(s->db) == DB_PG)	/* no lock wanted: a plain read */
-		st = s->st[ST_RUN_STATUS_ID];
 	db_bind_int64(st, 1, rowid);
 	if ((rc = db_step(st)) == DB_ROW) {
 		t = db_column_text(st, 0);

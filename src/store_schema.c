@@ -21,6 +21,19 @@
 
 #include "store_schema.h"
 
+/*
+ * Schema 8's indexes, the same on both engines: a batch's shards by
+ * index; the live batches (a node looks for their waiting shards); a
+ * job's instances, not its shards, from the index alone (prune).
+ */
+#define STORE_BATCH_INDEXES						\
+	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS "\
+	"  NOT NULL;"							\
+	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' "\
+	"  AND shards IS NOT NULL AND parent IS NULL;"			\
+	"DROP INDEX IF EXISTS runs_job;"				\
+	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);"
+
 const char *const store_schema[] = {
 	/* 0 -> 1: the first release. */
 	"CREATE TABLE jobs ("
@@ -149,14 +162,7 @@ const char *const store_schema[] = {
 	"ALTER TABLE runs ADD COLUMN shard INTEGER;"
 	"ALTER TABLE runs ADD COLUMN shards TEXT;"
 	"ALTER TABLE runs ADD COLUMN checkpoint BLOB;"
-	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS NOT "
-	"  NULL;"
-	/* The live batches (a node looks for their waiting shards). */
-	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' AND "
-	"  shards IS NOT NULL AND parent IS NULL;"
-	/* A job's instances, not its shards, from the index alone (prune). */
-	"DROP INDEX IF EXISTS runs_job;"
-	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);",
+	STORE_BATCH_INDEXES,
 };
 
 const size_t store_schema_steps = sizeof store_schema /
@@ -279,12 +285,7 @@ const char *const store_schema_pg[] = {
 	"ALTER TABLE runs ADD COLUMN shard integer;"
 	"ALTER TABLE runs ADD COLUMN shards text;"
 	"ALTER TABLE runs ADD COLUMN checkpoint bytea;"
-	"CREATE INDEX runs_parent ON runs (parent, shard) WHERE parent IS NOT "
-	"  NULL;"
-	"CREATE INDEX runs_batches ON runs (id) WHERE status = 'running' AND "
-	"  shards IS NOT NULL AND parent IS NULL;"
-	"DROP INDEX IF EXISTS runs_job;"
-	"CREATE INDEX runs_job ON runs (job, scheduled_at, status, parent);",
+	STORE_BATCH_INDEXES,
 };
 
 const size_t store_schema_pg_steps = sizeof store_schema_pg /
