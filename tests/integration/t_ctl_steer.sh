@@ -324,7 +324,11 @@ expect_match "status tick: the previous command" "$out_status" \
     "*command       echo \"v1 \$TICKD_RUN_ID\" >> $dir/tick.out*"
 expect_eq "next tick: instants" "$(printf '%s\n' "$out_next" | grep -c '^20.*+00:00$')" 5
 expect_match "env tick: its environment" "$out_env" "*TICKD_JOB=tick*"
-expect_eq "pause tick" "$out_pause" "tick paused"
+# (tick runs every second: the pause may meet one of its runs.)
+case $out_pause in
+"tick paused" | "tick paused: its running instance goes on") ;;
+*) check_fail "pause tick: got [$out_pause]" ;;
+esac
 expect_match "resume tick" "$out_resume" "tick resumed: next at *"
 expect_match "run tick: a manual instance" "$out_run" "tick@*Z/manual"
 wait_for "tick's manual run to end" 5 ended "$out_run"
@@ -336,7 +340,7 @@ chmod 666 "$jobs/tick.job"
 run_cmd ctl reload
 expect_eq "reload (unsafe file): exit" "$rc" 1
 run_cmd ctl pause tick
-expect_eq "pause tick (unsafe file)" "$rc|$out|$err" "0|tick paused|tickctl: pause: job \"tick\": the daemon runs its previous definition ($jobs/tick.job:1): the files do not define it now (see tickctl check)"
+expect_eq "pause tick (unsafe file)" "$rc|${out%: its running instance goes on}|$err" "0|tick paused|tickctl: pause: job \"tick\": the daemon runs its previous definition ($jobs/tick.job:1): the files do not define it now (see tickctl check)"
 run_cmd ctl resume tick
 expect_eq "resume tick (unsafe file): exit" "$rc" 0
 chmod 644 "$jobs/tick.job"
