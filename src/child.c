@@ -23,7 +23,10 @@
  * descriptor but the status pipe, stdin from /dev/null (after the close:
  * the daemon may be at its descriptor limit), the descriptor limit tickd
  * started with (runner.c raises its own), switch credentials
- * (priv_switch), enter the working directory as the job's user, exec.
+ * (priv_switch), enter the working directory as the job's user (its home
+ * when none is set; "/" when the home cannot be entered, as Debian's cron
+ * does), run its only_if condition and wait for it (forked children
+ * only), exec.
  * A command without shell syntax (shwords.c) is exec'd directly, as
  * dash (Debian's /bin/sh) would exec it: a name searched in the job's
  * PATH, and when that fails, dash's message on the job's stderr and its
@@ -42,6 +45,7 @@
 
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +267,44 @@ child_exec_direct(const struct child_spec *cs)
 }
 
 /*
+ * Run the job's only_if command, /bin/sh -c CONDITION, as the job would
+ * run (its user, directory, environment, output), and wait for it: exit
+ * 0 returns and the job's program follows; anything else is reported as
+ * CHILD_CONDITION with the wait status, and this child exits with the
+ * condition's exit status (128 + a signal's number).  Only a forked
+ * child gets here (runner.c): a clone child would hold the daemon
+ * suspended meanwhile.  Async-signal-safe.
+ */
+static void
+child_condition(const struct child_spec *cs, int status_fd)
+{
+	struct child_report	r;
+	char *const		argv[] = { (char *)"sh", (char *)"-c",
+				    (char *)cs->condition, NULL };
+	pid_t			pid;
+	int			st;
+
+	if ((pid = fork()) == -1)
+		child_fail(cs, status_fd, CHILD_FORK);
+	if (pid == 0) {
+		(void)execve("/bin/sh", argv, cs->envp);
+		child_sh_error("/bin/sh", errno);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1) {
+		if (errno != EINTR)
+			child_fail(cs, status_fd, CHILD_FORK);
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	r.stage = CHILD_CONDITION;
+	r.error = st;
+	r.boot_ns = 0;
+	(void)write(status_fd, &r, sizeof r);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+/*
  * Turn this freshly forked child into the job.  Never returns.
  * Runs between fork and exec: async-signal-safe calls only.
  */
@@ -315,8 +357,11 @@ child_exec(const struct child_spec *cs)
 		(void)setrlimit(RLIMIT_NOFILE, cs->nofile);
 	if (priv_switch(cs->cred) == -1)
 		child_fail(cs, status_fd, CHILD_CREDENTIALS);
-	if (cs->workdir != NULL && chdir(cs->workdir) == -1)
+	if (cs->workdir != NULL && chdir(cs->workdir) == -1 &&
+	    (!cs->workdir_home || chdir("/") == -1))
 		child_fail(cs, status_fd, CHILD_WORKDIR);
+	if (cs->condition != NULL)
+		child_condition(cs, status_fd);
 
 	if (cs->direct)
 		child_exec_direct(cs);
@@ -349,6 +394,8 @@ child_stage_name(int stage)
 		return "entering its cgroup";
 	case CHILD_TRACK:
 		return "making its cgroup";
+	case CHILD_CONDITION:
+		return "running its only_if condition";
 	default:
 		return "starting";
 	}

@@ -21,8 +21,9 @@ enum child_stage {
 	CHILD_FORK,		/* in the parent: no child at all */
 	CHILD_PIPE,		/* in the parent: no pipes, no child */
 	CHILD_CGROUP,		/* entering its cgroup */
-	CHILD_TRACK		/* in the parent: no cgroup for it */
-};
+	CHILD_TRACK,		/* in the parent: no cgroup for it */
+	CHILD_CONDITION		/* its only_if said no: error is the */
+};				/* condition's wait status */
 
 /* What the child needs; prepared by the parent before fork. */
 struct child_spec {
@@ -41,6 +42,9 @@ struct child_spec {
 	const char		*search;
 	const struct priv_cred	*cred;
 	const char		*workdir;
+	int			 workdir_home;	/* workdir is the user's home, */
+						/* "/" when it cannot be entered */
+	const char		*condition;	/* only_if: run first, or NULL */
 	int			 out_fd;	/* becomes stdout */
 	int			 err_fd;	/* becomes stderr */
 	int			 status_fd;	/* close-on-exec report pipe, */

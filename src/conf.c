@@ -145,6 +145,7 @@ struct conf_cred {
 	int			 rc;
 	struct priv_cred	 cred;
 	char			*cause;
+	int			 home_told;	/* its missing home warned of */
 };
 
 /*
@@ -1503,25 +1504,28 @@ conf_exec_word_unsafe(struct conf_loading *L, char *word)
 }
 
 /*
- * Check the programs of a root job (command, on_failure): an unsafe one
- * is a warning in c->warnings, or with strict_exec a cause.  Only when
- * tickd runs as root and the job runs as root.  Returns how many causes.
+ * Check the programs of a root job (command, exec, on_failure, only_if):
+ * an unsafe one is a warning in c->warnings, or with strict_exec a cause.
+ * Only when tickd runs as root and the job runs as root.  Returns how
+ * many causes.
  */
 static int
 conf_exec_check(struct conf *c, struct conf_loading *L,
     const struct job_def *d, struct conf_causes *causes)
 {
-	static const char *const keys[] = { "command", "exec", "on_failure" };
+	static const char *const keys[] = { "command", "exec", "on_failure",
+	    "only_if" };
 	const int	 lines[] = { d->command_line, d->exec_line,
-			    d->on_failure_line };
-	const char	*cmds[] = { d->command, d->exec, d->on_failure };
+			    d->on_failure_line, d->only_if_line };
+	const char	*cmds[] = { d->command, d->exec, d->on_failure,
+			    d->only_if };
 	char		*why;
 	size_t		 i;
 	int		 bad = 0;
 
 	if (c->uid != 0 || d->cred.uid != 0)
 		return 0;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		if (cmds[i] == NULL || (why = i == 1 ?
 		    conf_exec_argv_unsafe(L, cmds[i]) :
 		    conf_exec_unsafe(L, cmds[i])) == NULL)
@@ -1551,6 +1555,25 @@ job_def_where(const struct job_def *d, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The directory a job runs in: its workdir (which must exist: a run
+ * without it fails), else its user's home when that is a directory, else
+ * "/", as Debian's cron, which ignores a failed chdir to the home (the
+ * child falls back to "/" in the same way, child.c).
+ */
+const char *
+job_def_workdir(const struct job_def *d)
+{
+	struct stat st;
+
+	if (d->workdir != NULL)
+		return d->workdir;
+	if (d->cred.home != NULL && stat(d->cred.home, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		return d->cred.home;
+	return "/";
+}
+
 /* Free a job definition; NULL is allowed. */
 void
 job_def_free(struct job_def *d)
@@ -1572,6 +1595,7 @@ job_def_free(struct job_def *d)
 	free(d->workdir);
 	free(d->retry_on_exit);
 	free(d->on_failure);
+	free(d->only_if);
 	free(d->shards);
 	free(d->shards_from);
 	for (i = 0; i < d->nenv; i++)
@@ -1771,6 +1795,14 @@ conf_batch_check(const struct job_def *d, const struct conf_sec *s,
 		} else
 			free(list);
 	}
+	if (d->shards != NULL && d->only_if != NULL) {
+		conf_causes_add(causes, "%s:%d: only_if: job \"%s\" has a "
+		    "static shards list (line %d), which starts no process of "
+		    "its instance to check it first: use shards_from, or test "
+		    "in the command", file, conf_key_line(s, "only_if"),
+		    s->name, conf_key_line(s, "shards"));
+		bad++;
+	}
 	for (i = 0; d->shards == NULL && d->shards_from == NULL &&
 	    i < sizeof alone / sizeof alone[0]; i++) {
 		if (conf_key_line(s, alone[i]) != s->line) {
@@ -1820,6 +1852,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->command_line = conf_key_line(s, "command");
 	d->exec_line = conf_key_line(s, "exec");
 	d->on_failure_line = conf_key_line(s, "on_failure");
+	d->only_if_line = conf_key_line(s, "only_if");
 	if (d->strict_exec == -1)
 		d->strict_exec = c->strict_exec;
 
@@ -1872,9 +1905,19 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	 * files on every call).
 	 */
 	cc = conf_cred_get(L, d);
-	if ((rc = cc->rc) == 0)
+	if ((rc = cc->rc) == 0) {
 		priv_cred_copy(&d->cred, &cc->cred);
-	else {
+		/* Once per user and load: its home is not there. */
+		if (d->workdir == NULL && !cc->home_told &&
+		    job_def_workdir(d) != d->cred.home) {
+			cc->home_told = 1;
+			conf_causes_add(&c->warnings, "%s:%d: workdir: the "
+			    "home directory %s of user %s does not exist: "
+			    "its jobs without workdir run in / (as under "
+			    "cron)", file, s->line, d->cred.home,
+			    d->cred.user);
+		}
+	} else {
 		key = rc == -2 ? "group" : "user";
 		conf_causes_add(causes, "%s:%d: %s: %s", file,
 		    conf_key_line(s, key), key, cc->cause);
@@ -2134,7 +2177,9 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 		    d->command) : NULL) != NULL || (why = d->exec != NULL ?
 		    conf_exec_argv_unsafe(L, d->exec) : NULL) != NULL ||
 		    (why = d->on_failure != NULL ? conf_exec_unsafe(L,
-		    d->on_failure) : NULL) != NULL)) {
+		    d->on_failure) : NULL) != NULL ||
+		    (why = d->only_if != NULL ? conf_exec_unsafe(L,
+		    d->only_if) : NULL) != NULL)) {
 			free(why);
 			L->ntaken = ntaken;
 			return 0;

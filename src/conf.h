@@ -83,6 +83,7 @@ struct job_def {
 	int64_t			 timeout;	/* seconds, 0: none */
 	int64_t			 kill_grace;	/* seconds */
 	char			*on_failure;	/* command, or NULL */
+	char			*only_if;	/* command, or NULL */
 	char			*shards;	/* a batch: "N" or "a, b", */
 	char			*shards_from;	/* or a command; or neither */
 	int64_t			 shard_parallel; /* 0: all at once */
@@ -107,6 +108,7 @@ struct job_def {
 	int			 command_line;	/* lines of the keys, for */
 	int			 exec_line;	/* messages about them */
 	int			 on_failure_line;
+	int			 only_if_line;
 	char			 text_buf[];	/* text, in the same block */
 };
 
@@ -196,6 +198,7 @@ void		 conf_causes_add(struct conf_causes *, const char *, ...)
 void		 conf_causes_free(struct conf_causes *);
 void		 job_def_free(struct job_def *);
 const char	*job_def_where(const struct job_def *, char *, size_t);
+const char	*job_def_workdir(const struct job_def *);
 int		 conf_id_valid(const char *);
 char		*conf_state_lock(const struct conf *);
 uint64_t	 conf_defs_hash(const struct conf *);

@@ -67,6 +67,9 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_JOB, "exec", CONF_T_EXEC, 0, 0, NULL, 0, J(exec),
 	    "a program and its arguments, split as systemd's ExecStart=, "
 	    "never a shell; instead of command" },
+	{ CONF_SEC_JOB, "only_if", CONF_T_COMMAND, 0, 0, NULL, 0,
+	    J(only_if), "a command run before each attempt, as the job: "
+	    "exit 0 runs it, 1-254 skips the instance (reason condition)" },
 	{ CONF_SEC_JOB, "description", CONF_T_STRING, 0, 0, NULL, 0,
 	    J(description), "free text shown by tickctl" },
 	{ CONF_SEC_JOB, "timezone", CONF_T_ZONE, 0, 0, NULL, 0,

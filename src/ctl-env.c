@@ -10,7 +10,9 @@
  * TICKD_TRIGGER.  When the job has no next instance (disabled, paused, a
  * run in flight for "after"), the next one its schedule would have after
  * now stands in; @reboot uses the boot time.  Output: "# " comment lines
- * saying which instance, user and directory, then one NAME=value per
+ * saying which instance, user and directory (its home, or "/" when the
+ * home does not exist; job_def_workdir) and its only_if condition if
+ * any, then one NAME=value per
  * line, in the order the process receives them (values made safe for the
  * terminal).
  *
@@ -19,12 +21,13 @@
  * are tickctl's own user's, not the daemon's (see tickctl(1)).
  *
  * JSON: one object: job, run_id, scheduled_at, attempt, trigger, user,
- * workdir, environment (an array of "NAME=value" strings, in order).
+ * workdir, only_if (null when none), environment (an array of "NAME=value" strings, in order).
  *
  * DIAGNOSTICS: usage errors and unknown jobs exit 2; an invalid job or
  * configuration exits 1.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +90,8 @@ ctl_env_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	const char		*origin = "schedule";
 	char			 run_id[STORE_RUN_ID_MAX];
 	char			*cause = NULL, *vis, *why = NULL, *prog;
+	char			 note[PATH_MAX + 32];
+	const char		*dir;
 	char			**words;
 	int64_t			 now = ctx->now_ms / 1000, at = -1;
 	size_t			 i;
@@ -155,8 +160,8 @@ ctl_env_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_json_int(&j, "attempt", r.attempt);
 		ctl_json_str(&j, "trigger", r.trigger);
 		ctl_json_str(&j, "user", d->cred.user);
-		ctl_json_str(&j, "workdir", d->workdir != NULL ? d->workdir :
-		    d->cred.home);
+		ctl_json_str(&j, "workdir", job_def_workdir(d));
+		ctl_json_str(&j, "only_if", d->only_if);
 		ctl_json_open_array(&j, "environment");
 		for (i = 0; i < e.n; i++)
 			ctl_json_str(&j, NULL, e.v[i]);
@@ -178,10 +183,22 @@ ctl_env_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			free(vis);
 		}
 		free(words);
+		dir = job_def_workdir(d);
+		note[0] = '\0';
+		if (dir != d->workdir && dir != d->cred.home)
+			(void)snprintf(note, sizeof note, " (its home %s does "
+			    "not exist)", d->cred.home);
 		(void)printf("# job %s, instance %s (attempt 1, trigger "
-		    "schedule)\n# runs %s as %s in %s, with exactly this "
-		    "environment:\n", d->id, run_id, prog, d->cred.user,
-		    d->workdir != NULL ? d->workdir : d->cred.home);
+		    "schedule)\n# runs %s as %s in %s%s, with exactly this "
+		    "environment:\n", d->id, run_id, prog, d->cred.user, dir,
+		    note);
+		if (d->only_if != NULL) {
+			vis = ctl_fmt_vis(d->only_if, strlen(d->only_if), 0);
+			(void)printf("# after its only_if condition, "
+			    "/bin/sh -c '%s', exits 0 (1-254: skipped)\n",
+			    vis);
+			free(vis);
+		}
 		free(prog);
 		for (i = 0; i < e.n; i++) {
 			vis = ctl_fmt_vis(e.v[i], strlen(e.v[i]), 0);

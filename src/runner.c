@@ -439,7 +439,10 @@ static void
 runner_exec_known(struct run *r, const struct child_report *failed)
 {
 	if (failed != NULL) {
-		r->spawn_failed = 1;
+		if (failed->stage == CHILD_CONDITION)
+			r->unmet = 1;
+		else
+			r->spawn_failed = 1;
 		r->report = *failed;
 	} else {
 		r->execd = 1;
@@ -698,7 +701,8 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 		goto fail;
 	}
 	/* A clone child reports into `report`: no status pipe. */
-	use_clone = runner_can_clone(spec->workdir);
+	use_clone = spec->condition == NULL &&
+	    runner_can_clone(spec->workdir);
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
 	    (!use_clone && pipe2(st, O_CLOEXEC) == -1)) {
 		/* EMFILE: each running job holds two descriptors here. */
@@ -745,6 +749,8 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	}
 	cs.cred = spec->cred;
 	cs.workdir = spec->workdir;
+	cs.workdir_home = spec->workdir_home;
+	cs.condition = spec->condition;
 	cs.out_fd = out[1];
 	cs.err_fd = err[1];
 	cs.status_fd = st[1];

@@ -52,6 +52,8 @@ struct run {
 	int			 reaped;
 	int			 wstatus;
 	int			 spawn_failed;	/* report holds why */
+	int			 unmet;		/* only_if said no: */
+						/* report.error its status */
 	struct child_report	 report;
 	char			*spawn_why;	/* or this, made in tickd */
 	void			*owner;		/* the server's job */
@@ -100,6 +102,8 @@ struct runner_spec {
 	char *const			*envp;
 	const struct priv_cred		*cred;
 	const char			*workdir;
+	int				 workdir_home;	/* child.h */
+	const char			*condition;	/* only_if, or NULL */
 	const struct cgroup_limits	*limits;
 };
 

@@ -302,7 +302,8 @@ server_batch_begin(struct server *s, struct sjob *j, struct run *r)
 /*
  * A shards_from command ended: its list in *list (n > 0 returned; the
  * caller records it after the attempt's end), or why not in o->why (0:
- * the instance's attempt failed, reason shards_from).
+ * the instance's attempt failed, reason shards_from, or its only_if
+ * skipped it).
  */
 int
 server_batch_listed(const struct sjob *j, const struct run *r,
@@ -312,6 +313,8 @@ server_batch_listed(const struct sjob *j, const struct run *r,
 	int	 n;
 
 	*listp = NULL;
+	if (r->unmet && !o->failed)	/* its only_if skipped the instance */
+		return 0;
 	if (strcmp(o->status, "succeeded") == 0) {
 		if (r->capture_over)
 			cause = xasprintf("it printed more than %d bytes",

@@ -185,6 +185,9 @@ server_start(struct server *s, struct pending *p)
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	spec.workdir_home = d->workdir == NULL;
+	/* A batch's condition is its instance's (shards_from), not shards'. */
+	spec.condition = r->parent > 0 ? NULL : d->only_if;
 	spec.limits = &d->limits;
 	r->owner = j;
 	if (runner_spawn(r, &spec, &cause) == -1) {
@@ -361,6 +364,30 @@ server_classify(struct server *s, const struct run *r,
 		o->status = "failed";
 		o->reason = "timeout";
 		o->outcome = "timed_out";
+		return;
+	}
+	if (r->unmet) {
+		/*
+		 * Its only_if said no, as systemd's ExecCondition=: exit 1-254
+		 * skips the run; 255 or a signal is a failure of the check.
+		 */
+		o->reason = "condition";
+		st = r->report.error;
+		if (WIFEXITED(st) && WEXITSTATUS(st) != 255) {
+			o->status = o->outcome = "skipped";
+			(void)snprintf(o->why, sizeof o->why, "its only_if "
+			    "condition exited %d", WEXITSTATUS(st));
+			return;
+		}
+		o->failed = 1;
+		o->status = o->outcome = "failed";
+		if (WIFEXITED(st))
+			(void)snprintf(o->why, sizeof o->why, "its only_if "
+			    "condition exited 255");
+		else
+			(void)snprintf(o->why, sizeof o->why, "its only_if "
+			    "condition died of signal %d, %s", WTERMSIG(st),
+			    strsignal(WTERMSIG(st)));
 		return;
 	}
 	if (o->exit_status == 0) {
@@ -676,6 +703,9 @@ server_run_end(struct server *s, struct run *r, int linked)
 	} else if (o.failed) {
 		prio = LOG_WARNING;
 		ev = LOG_EV_FAILED;
+	} else if (r->unmet) {
+		prio = LOG_NOTICE;
+		ev = LOG_EV_SKIPPED;
 	}
 	{
 		char what[64];
@@ -804,6 +834,8 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	spec.envp = env.v;
 	spec.cred = &d->cred;
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
+	spec.workdir_home = d->workdir == NULL;
+	spec.condition = NULL;
 	spec.limits = &d->limits;
 	if (runner_spawn(r, &spec, &cause) == -1) {
 		struct log_job lj;

@@ -1058,7 +1058,7 @@ static const struct conf_case conf_cases[] = {
 		"[strict]\nschedule = @daily\nstrict_exec = yes\n"	/* 10 */
 		"command = $D/gw\n"					/* 13 */
 		"[other]\nschedule = @daily\nuser = nobody\n"		/* 14 */
-		"command = $D/gw\n" } },				/* 17 */
+		"command = $D/gw\nworkdir = /\n" } },			/* 17 */
 	    0, { "$J/e.job:13: command: $D/gw is writable by group or others "
 		"(mode 0775), and the job runs as root: refused (strict_exec)" },
 	    "other|safe|viapath|warned", "strict", "",
