@@ -91,11 +91,13 @@ LIBS		= $(LIBEV_LIBS) $(PKG_LIBS) -lm
 
 UNIT_SRCS	= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	= $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
-# The longest first: two run at a time, so a long one left for the end
-# would run alone.
-INTEG_FIRST	= $(addprefix tests/integration/,t_fault_signals.sh \
-		  t_fault_time.sh t_fault_proc.sh t_hostile_jobs.sh t_crash.sh \
-		  t_fault_store.sh t_policy_concurrency.sh)
+# The longest first (as measured by make check on 2 cores): four run at
+# a time, so a long one left for the end would run alone.
+INTEG_FIRST	= $(addprefix tests/integration/,t_fault_time.sh \
+		  t_ctl_read.sh t_ctl_errors.sh t_fault_signals.sh \
+		  t_hostile_jobs.sh t_ctl_retention.sh t_fault_store.sh \
+		  t_fault_proc.sh t_pg_cluster.sh t_pg_batch.sh t_pg_slow.sh \
+		  t_crash.sh)
 INTEG_TESTS	= $(INTEG_FIRST) $(filter-out $(INTEG_FIRST), \
 		  $(wildcard tests/integration/t_*.sh))
 BENCH_SRCS	= $(wildcard bench/bench_*.c)
@@ -237,7 +239,8 @@ check: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
 	    bash tests/run.sh tests/conformance.sh $(UNIT_BINS) \
 	    $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) tests/docs.sh
 
-# Long soaks and crash campaigns (minutes to hours): tests/long/*.sh.
+# Long soaks, crash campaigns, load tests and the process-group variants
+# of the recovery tests (minutes to hours): tests/long/*.sh.
 LONG_TESTS	= $(wildcard tests/long/t_*.sh)
 
 check-long: all

@@ -1,5 +1,5 @@
 # track_recover.sh -- the body of t_track_recover.sh (mode=cgroup) and
-# t_track_recover_pgrp.sh (mode=pgrp): what a daemon started after a
+# tests/long/t_track_recover_pgrp.sh (mode=pgrp): what a daemon started after a
 # crash (kill -9) takes for a run's process, and what it does not.
 #
 # Start 1 runs, then is killed:
