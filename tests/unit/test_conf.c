@@ -332,6 +332,7 @@ static const struct conf_case conf_cases[] = {
 	      { "p", "kill_grace", "10" },
 	      { "p", "recover", "rerun" },
 	      { "p", "on_failure", "(null)" },
+	      { "p", "only_if", "(null)" },
 	      { "p", "on_failure_timeout", "300" },
 	      { "p", "expect_success_within", "0" } } },
 
@@ -442,6 +443,34 @@ static const struct conf_case conf_cases[] = {
 	      { "skip", "kill_signal", "10" },
 	      { "skip", "retry_codes", "75" },
 	      { "skip", "retry_any", "0" } } },
+
+	/*
+	 * only_if: a command, continued like any; a batch listed by
+	 * shards_from may have one, a static shards list may not.
+	 */
+	{ "only_if", 0, NULL, 0, NULL, { { "oi.job",
+	    "[cond]\n"						/* 1 */
+	    "schedule = @hourly\n"
+	    "command = /usr/sbin/foo\n"
+	    "only_if = test -x /usr/sbin/foo &&\n"
+	    "  test -d /var/lib/foo\n"				/* 5 */
+	    "[listed]\n"
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "shards_from = echo a\n"
+	    "only_if = true\n"					/* 10 */
+	    "[static]\n"
+	    "schedule = @hourly\n"
+	    "command = true\n"
+	    "shards = 4\n"
+	    "only_if = true\n" } },				/* 15 */
+	    0, { "$J/oi.job:15: only_if: job \"static\" has a static shards "
+		"list (line 14), which starts no process of its instance to "
+		"check it first: use shards_from, or test in the command" },
+	    "cond|listed", "static", "",
+	    { { "cond", "only_if", "test -x /usr/sbin/foo &&\n"
+		"test -d /var/lib/foo" },
+	      { "listed", "only_if", "true" } } },
 
 	/* A bad value of each policy type: only its job is out. */
 #define PJ(id, kv)	"[" id "]\nschedule = @hourly\ncommand = true\n" kv "\n"
@@ -1562,6 +1591,8 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 		return strdup(S(d->retry_on_exit));
 	else if (strcmp(f, "on_failure") == 0)
 		return strdup(S(d->on_failure));
+	else if (strcmp(f, "only_if") == 0)
+		return strdup(S(d->only_if));
 	else if (strcmp(f, "retry_codes") == 0) {
 		size_t off = 0;
 
