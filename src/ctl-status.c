@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "cronexpr.h"
 #include "ctl-fmt.h"
 #include "ctl-job.h"
 #include "ctl-json.h"
@@ -386,7 +387,15 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 		    NULL : xstrdup(tz_fold_name(*(const enum tz_fold *)
 		    (const void *)p));
 	case CONF_T_SCHEDULE:
+		if (schedule_cron(d->schedule) != NULL &&
+		    cronexpr_resolved(schedule_cron(d->schedule)) != NULL)
+			return xasprintf("%s (= %s)", schedule_text(
+			    d->schedule), cronexpr_resolved(schedule_cron(
+			    d->schedule)));
 		return xstrdup(schedule_text(d->schedule));
+	case CONF_T_DIALECT:
+		return xstrdup(*(const int *)(const void *)p ==
+		    CRONEXPR_QUARTZ ? "quartz" : "cron");
 	case CONF_T_OVERLAP:
 		return xstrdup(policy_overlap_name(*(const int *)
 		    (const void *)p));

@@ -49,11 +49,13 @@ schedule_keyword(const char *text, const char *word)
 }
 
 /*
- * Parse a schedule.  Returns a new schedule (caller frees with
- * schedule_free), or NULL with *cause set.
+ * Parse a schedule; opts (NULL: cron) say how to read a cron expression.
+ * Returns a new schedule (caller frees with schedule_free), or NULL with
+ * *cause set.
  */
 struct schedule *
-schedule_parse(const char *text, char **cause)
+schedule_parse(const char *text, const struct cronexpr_opts *opts,
+    char **cause)
 {
 	struct schedule	*s = xcalloc(1, sizeof *s);
 	const char	*rest;
@@ -93,7 +95,7 @@ schedule_parse(const char *text, char **cause)
 		}
 		return s;
 	}
-	if ((s->cron = cronexpr_parse(text, cause)) == NULL)
+	if ((s->cron = cronexpr_parse(text, opts, cause)) == NULL)
 		goto fail;
 	s->kind = cronexpr_is_reboot(s->cron) ? SCHEDULE_REBOOT :
 	    SCHEDULE_CRON;

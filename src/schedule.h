@@ -17,9 +17,11 @@ enum schedule_kind {
 };
 
 struct cronexpr;
+struct cronexpr_opts;
 struct schedule;
 
-struct schedule		*schedule_parse(const char *, char **);
+struct schedule		*schedule_parse(const char *,
+			     const struct cronexpr_opts *, char **);
 void			 schedule_free(struct schedule *);
 enum schedule_kind	 schedule_kind(const struct schedule *);
 const char		*schedule_text(const struct schedule *);

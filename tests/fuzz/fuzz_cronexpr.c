@@ -263,7 +263,7 @@ fuzz_schedule(const char *text, int cron_ok, const int64_t *starts,
 	int64_t		 iv, r;
 	size_t		 i;
 
-	if ((s = schedule_parse(text, &cause)) == NULL) {
+	if ((s = schedule_parse(text, NULL, &cause)) == NULL) {
 		FUZZ_CHECK(cause != NULL && *cause != '\0', "schedule_parse "
 		    "failed without a cause");
 		FUZZ_CHECK(!cron_ok, "\"%s\": cronexpr_parse accepts it but "
@@ -325,7 +325,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (int64_t)(h >> 16 & 0x3fff) - 7200;
 	starts[nstarts++] = (int64_t)(h >> 32);
 
-	e = cronexpr_parse(text, &cause);
+	e = cronexpr_parse(text, NULL, &cause);
 	if (e == NULL) {
 		FUZZ_CHECK(cause != NULL && *cause != '\0', "\"%s\": "
 		    "cronexpr_parse failed without a cause", text);
