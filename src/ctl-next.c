@@ -117,6 +117,7 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	const struct job_def	*d = NULL;
 	const struct tz		*zz;
 	struct cronexpr		*e = NULL;
+	const struct cronexpr	*ce;
 	struct tz		*z = NULL;
 	struct ctl_json		 j;
 	struct cronexpr_opts	 opts = { CRONEXPR_CRON, 0, 0 };
@@ -283,6 +284,14 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		found = d != NULL ? schedule_next(d->schedule, d->tz, d->gap,
 		    d->fold, t, &next) : cronexpr_next(e, z, gap, fold, t,
 		    &next);
+		ce = d != NULL ? schedule_cron(d->schedule) : e;
+		if (found == -1 && ce != NULL && cronexpr_last_year(ce) != 0) {
+			ctl_error("next: no firing instant after %s: its years "
+			    "end in %d", i > 0 ? "the last" : from != NULL ?
+			    from : "now", cronexpr_last_year(ce));
+			rc = CTL_EXIT_FAIL;
+			break;
+		}
 		if (found == -1) {
 			ctl_error("next: no firing instant after %s before "
 			    "year 10000", from != NULL ? from : "now");

@@ -30,6 +30,9 @@ int64_t			 schedule_interval(const struct schedule *);
 int			 schedule_next(const struct schedule *,
 			     const struct tz *, enum tz_gap, enum tz_fold,
 			     int64_t, int64_t *);
+int			 schedule_last(const struct schedule *,
+			     const struct tz *, enum tz_gap, enum tz_fold,
+			     int64_t *);
 int64_t			 schedule_after_next(const struct schedule *,
 			     int64_t);
 

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Dialects: a job with cron_dialect = quartz loads in tickd -n (which
+# says when a job whose years end fires last), tickctl next shows its
+# instants; a bad Quartz expression is file:line: schedule: message; a
+# cron job with Jenkins' H gets stable values from its id.
+. tests/integration/lib.sh
+setup
+
+write_job q.job <<'EOF2'
+[report]
+schedule = 0 0 12 ? * 6L
+cron_dialect = quartz
+command = true
+
+[finite]
+cron_dialect = quartz
+schedule = 0 30 9 LW * ? 2027-2028
+command = true
+
+[spread]
+schedule = H H(0-5) * * *
+command = true
+EOF2
+
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "check: exit" "$rc" 0
+expect_match "check: summary" "$out" "*3 jobs valid, 0 problems*"
+expect_match "check: last instant" "$out" "*q.job:6: [[]finite] last fires at 2028-12-29T09:30:00+00:00; then never (its years end in 2028)*"
+
+# Quartz 6L is the last Friday (cron's 6L would be Saturday).
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" next report --from 2027-01-01T00:00:00Z -n 2
+expect_eq "next report: exit" "$rc" 0
+expect_eq "next report" "$(echo $out)" "2027-01-29T12:00:00+00:00 2027-02-26T12:00:00+00:00"
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" next finite --from 2028-12-01T00:00:00Z -n 3
+expect_eq "next finite: exit" "$rc" 1
+expect_eq "next finite" "$out" "2028-12-29T09:30:00+00:00"
+
+# H: the job's instants are those of its resolved form, with --id too.
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" next spread --from 2027-01-01T00:00:00Z -n 2
+expect_eq "next spread: exit" "$rc" 0
+job_out=$out
+run_cmd "$TICKCTL" next --cron 'H H(0-5) * * *' --id spread --from 2027-01-01T00:00:00Z -n 2
+expect_eq "next --id: same instants" "$out" "$job_out"
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" status spread
+expect_match "status: resolved form" "$out" "*H H(0-5) * * * (= [0-9]* [0-5] * * *)*"
+
+# A bad Quartz expression: where and why.
+write_job bad.job <<'EOF2'
+[bad]
+cron_dialect = quartz
+schedule = 0 0 12 * * MON
+command = true
+
+[badw]
+schedule = 0 12 15W * *
+command = true
+EOF2
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "bad: exit" "$rc" 1
+expect_match "bad: quartz ?" "$err" "*jobs.d/bad.job:3: schedule: exactly one of day-of-month and day-of-week must be '?' in Quartz dialect*"
+expect_match "bad: W under cron" "$err" "*jobs.d/bad.job:7: schedule: day-of-month field: \"15W\" W is not supported in cron dialect; use cron_dialect = quartz*"
+done_ok
