@@ -1854,7 +1854,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	struct conf_cred *cc;
 	struct envp	 env;
 	const char	*zone, *key;
-	char		*cause = NULL, *shared, buf[32];
+	char		*cause = NULL, *shared, *note, buf[32];
 	size_t		 i;
 	int		 bad, rc;
 
@@ -1881,6 +1881,13 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	}
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
 	bad += conf_limits_check(c, d, s, file, causes);
+	/* "6L": Saturday here, Friday in Quartz; say which is meant. */
+	if (d->schedule != NULL && schedule_cron(d->schedule) != NULL &&
+	    (note = cronexpr_dow_note(schedule_cron(d->schedule))) != NULL) {
+		conf_causes_add(&c->warnings, "%s:%d: schedule: %s", file,
+		    conf_key_line(s, "schedule"), note);
+		free(note);
+	}
 	d->command_line = conf_key_line(s, "command");
 	d->exec_line = conf_key_line(s, "exec");
 	d->on_failure_line = conf_key_line(s, "on_failure");

@@ -1006,6 +1006,59 @@ fail:
 	return NULL;
 }
 
+/*
+ * For a cron-dialect expression whose day-of-week has a number with L or
+ * # ("6L", "5#3"), which Quartz reads one day earlier: an allocated note
+ * naming the day it means, else NULL.
+ */
+char *
+cronexpr_dow_note(const struct cronexpr *e)
+{
+	static const char *const days[] = { "Sunday", "Monday", "Tuesday",
+	    "Wednesday", "Thursday", "Friday", "Saturday" };
+	static const char *const nth[] = { "first", "second", "third",
+	    "fourth", "fifth" };
+	const char	*s = e->text, *f = NULL, *fe, *p;
+	long		 v;
+	int		 n = 0, k;
+
+	if (e->quartz || e->reboot || *s == '@')
+		return NULL;
+	/* The day-of-week field: the last one. */
+	while (*s != '\0') {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0')
+			break;
+		f = s;
+		while (*s != '\0' && *s != ' ' && *s != '\t')
+			s++;
+		n++;
+	}
+	if (f == NULL || n < 5)
+		return NULL;
+	fe = f + strcspn(f, " \t");
+	for (p = f; p < fe; p += strcspn(p, ","), p += *p == ',') {
+		s = p;
+		if (cronexpr_digits(&s, fe, &v) == 0 || v > 7 || s >= fe)
+			continue;
+		if (*s == 'L' || *s == 'l')
+			return xasprintf("%.*s means the last %s under cron "
+			    "(0-7 from Sunday); under cron_dialect = quartz it "
+			    "would be %s", (int)(s + 1 - p), p, days[v % 7],
+			    v == 0 ? "invalid" : days[v - 1]);
+		if (*s == '#' && s[1] >= '1' && s[1] <= '5') {
+			k = s[1] - '1';
+			return xasprintf("%.*s means the %s %s under cron (0-7 "
+			    "from Sunday); under cron_dialect = quartz it would "
+			    "be the %s %s", (int)(s + 2 - p), p, nth[k],
+			    days[v % 7], nth[k], v == 0 ? "(invalid)" :
+			    days[v - 1]);
+		}
+	}
+	return NULL;
+}
+
 /* Free an expression; NULL is allowed. */
 void
 cronexpr_free(struct cronexpr *e)

@@ -37,6 +37,7 @@ struct cronexpr	*cronexpr_parse(const char *, const struct cronexpr_opts *,
 const char	*cronexpr_resolved(const struct cronexpr *);
 int		 cronexpr_last_year(const struct cronexpr *);
 uint64_t	 cronexpr_id_hash(const char *);
+char		*cronexpr_dow_note(const struct cronexpr *);
 void		 cronexpr_free(struct cronexpr *);
 const char	*cronexpr_text(const struct cronexpr *);
 int		 cronexpr_is_reboot(const struct cronexpr *);

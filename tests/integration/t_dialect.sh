@@ -59,4 +59,17 @@ run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 expect_eq "bad: exit" "$rc" 1
 expect_match "bad: quartz ?" "$err" "*jobs.d/bad.job:3: schedule: exactly one of day-of-month and day-of-week must be '?' in Quartz dialect*"
 expect_match "bad: W under cron" "$err" "*jobs.d/bad.job:7: schedule: day-of-month field: \"15W\" W is not supported in cron dialect; use cron_dialect = quartz*"
+
+# Numeric day-of-week with L or # under cron: a warning naming the day.
+rm -f "$jobs/bad.job"
+write_job last.job <<'EOF2'
+[last]
+command = true
+schedule = 0 12 * * 6L
+EOF2
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_eq "6L: exit" "$rc" 0
+expect_match "6L: warning" "$err" "*warning: $jobs/last.job:3: schedule: 6L means the last Saturday under cron (0-7 from Sunday); under cron_dialect = quartz it would be Friday*"
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" check
+expect_match "6L: tickctl check" "$out" "*warning: $jobs/last.job:3: schedule: 6L means the last Saturday under cron*"
 done_ok

@@ -360,9 +360,56 @@ test_hash(void)
 	    "text \"X\"");
 }
 
+/* The note on numeric day-of-week with L or # under cron. */
+static void
+test_dow_note(void)
+{
+	static const struct {
+		const char	*expr, *note;
+	} cases[] = {
+		{ "0 12 * * 6L", "6L means the last Saturday under cron (0-7 "
+		    "from Sunday); under cron_dialect = quartz it would be "
+		    "Friday" },
+		{ "0 0 12 * * 1,5#3", "5#3 means the third Friday under cron "
+		    "(0-7 from Sunday); under cron_dialect = quartz it would "
+		    "be the third Thursday" },
+		{ "0 12 * * 0L", "0L means the last Sunday under cron (0-7 "
+		    "from Sunday); under cron_dialect = quartz it would be "
+		    "invalid" },
+		{ "0 12 * * 7#1", "7#1 means the first Sunday under cron (0-7 "
+		    "from Sunday); under cron_dialect = quartz it would be "
+		    "the first Saturday" },
+		{ "0 12 * * FRIL", NULL },	/* not cron syntax anyway */
+		{ "0 12 * * fri#2", NULL },	/* names mean the same */
+		{ "0 12 L * 5", NULL },
+		{ "@weekly", NULL },
+	};
+	struct cronexpr	*e;
+	char		*cause = NULL, *note;
+	size_t		 i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		T_RUN(cases[i].expr);
+		e = cronexpr_parse(cases[i].expr, NULL, &cause);
+		note = e != NULL ? cronexpr_dow_note(e) : NULL;
+		T_EQ_STR(note != NULL ? note : "(none)", cases[i].note != NULL ?
+		    cases[i].note : "(none)");
+		free(note);
+		free(cause);
+		cause = NULL;
+		cronexpr_free(e);
+	}
+	/* Under Quartz the numbers are Quartz's: no note. */
+	e = cronexpr_parse("0 0 12 ? * 6L", &quartz, &cause);
+	T_RUN("quartz 6L");
+	T_TRUE(e != NULL && cronexpr_dow_note(e) == NULL);
+	cronexpr_free(e);
+}
+
 int
 main(void)
 {
+	test_dow_note();
 	test_quartz();
 	test_dialect_causes();
 	test_years();
