@@ -1,9 +1,17 @@
 /*
  * cronexpr.c -- parse cron expressions and find their firing instants.
  *
+ * Two dialects (cronexpr_opts): cron (5 or 6 fields, Vixie's day rule,
+ * Jenkins' H resolved at parse time from the job id's hash) and Quartz
+ * 2.3 (6 or 7 fields, days of the week 1-7 from Sunday, wrapping ranges,
+ * exactly one day field '?', L-n, nW, LW, years 1970-2099).  Input that
+ * Quartz silently misreads ("5X", "1W,15W") is refused, and its bugs
+ * (31W in April, 0W) are not copied: tickd.job(5) lists the departures,
+ * tests/unit/test_cronexpr_quartz.c checks the rest against Quartz.
+ *
  * An expression is kept as one bit set per field plus the day-of-month
- * and day-of-week extensions (L, nL, n#k).  Finding the next instant works
- * in two layers:
+ * and day-of-week extensions (L, L-n, nW, nL, n#k).  Finding the next
+ * instant works in two layers:
  *
  *   1. cronexpr_local_next() finds the next matching *local* wall-clock
  *      time in civil seconds, field by field with bit scans: it never
@@ -22,8 +30,10 @@
  * when both are restricted, either one suffices.
  *
  * Invariants: every field set is non-empty; an expression that matches no
- * day in a 400-year Gregorian cycle (which repeats weekdays exactly) is
- * rejected at parse time, so searches always end.
+ * day in a 400-year Gregorian cycle (which repeats weekdays exactly), or
+ * in the years it names, is rejected at parse time, so searches always
+ * end; one whose years are past is valid and has no next instant (a
+ * file's validity must not depend on the day it is read).
  *
  * DIAGNOSTICS: cronexpr_parse returns NULL with *cause set ("minute field:
  * \"61\" is out of range 0-59"); cronexpr_next returns -1 when no instant
@@ -124,6 +134,7 @@ struct cronexpr_pf {
 	int			 nitems;	/* items in the whole field */
 	int			 index;		/* this item's */
 	int			 lo, hi;	/* the field's range */
+	int			 want_res;	/* the text may have H */
 	char			*res;		/* resolved text so far */
 	int			 nh;		/* H items resolved */
 };
@@ -278,6 +289,8 @@ cronexpr_res(struct cronexpr_pf *pf, const char *fmt, ...)
 	va_list	 ap;
 	char	*more, *all;
 
+	if (!pf->want_res)
+		return;
 	va_start(ap, fmt);
 	more = xvasprintf(fmt, ap);
 	va_end(ap);
@@ -389,10 +402,12 @@ cronexpr_dom_last(struct cronexpr_pf *pf, struct cronexpr *e)
 {
 	const char	*s = pf->item + 1, *end = pf->item + pf->itemlen;
 	long		 v = 0;
+	int		 n;
 
 	if (s < end && *s == '-') {
 		s++;
-		if (cronexpr_digits(&s, end, &v) == 0 || v > 30)
+		if ((n = cronexpr_digits(&s, end, &v)) == 0 || n > 9 ||
+		    v > 30)
 			return cronexpr_perr(pf, "needs an offset 0-30 after "
 			    "'L-'");
 	}
@@ -974,6 +989,7 @@ cronexpr_parse(const char *text, const struct cronexpr_opts *opts,
 	pf.cause = cause;
 	pf.opts = opts;
 	pf.quartz = e->quartz;
+	pf.want_res = strpbrk(text, "Hh") != NULL;
 	for (i = 0; i < (size_t)n; i++) {
 		if (cronexpr_field(e, &pf, (enum cronexpr_field)(f0 + (int)i),
 		    start[i], end[i]) == -1)

@@ -35,6 +35,14 @@ run_cmd "$TICKCTL" -c "$dir/tickd.conf" next finite --from 2028-12-01T00:00:00Z 
 expect_eq "next finite: exit" "$rc" 1
 expect_eq "next finite" "$out" "2028-12-29T09:30:00+00:00"
 
+# Across DST the job's dst_gap decides, not Quartz: 02:30 on the second
+# Sunday of March does not exist in New York; shifted to 03:00, or
+# skipped, every year.
+run_cmd env TZDIR="$FIXTURES" "$TICKCTL" next --dialect quartz --cron '0 30 2 ? 3 1#2' --tz America/New_York --from 2027-01-01T00:00:00Z -n 1
+expect_eq "dst shift" "$out" "2027-03-14T03:00:00-04:00"
+run_cmd env TZDIR="$FIXTURES" "$TICKCTL" next --dialect quartz --cron '0 30 2 ? 3 1#2' --tz America/New_York --from 2027-01-01T00:00:00Z -n 1 --dst-gap skip
+expect_eq "dst skip: never (every second Sunday of March is the gap)" "$rc|$out" "1|"
+
 # H: the job's instants are those of its resolved form, with --id too.
 run_cmd "$TICKCTL" -c "$dir/tickd.conf" next spread --from 2027-01-01T00:00:00Z -n 2
 expect_eq "next spread: exit" "$rc" 0
