@@ -80,4 +80,27 @@ expect_eq "6L: exit" "$rc" 0
 expect_match "6L: warning" "$err" "*warning: $jobs/last.job:3: schedule: 6L means the last Saturday under cron (0-7 from Sunday); under cron_dialect = quartz it would be Friday*"
 run_cmd "$TICKCTL" -c "$dir/tickd.conf" check
 expect_match "6L: tickctl check" "$out" "*warning: $jobs/last.job:3: schedule: 6L means the last Saturday under cron*"
+
+# The daemon runs a Quartz job, and keeps one whose years are over idle.
+rm -f "$jobs/last.job" "$jobs/q.job"
+write_job run.job <<'EOF2'
+[every-2s]
+cron_dialect = quartz
+schedule = */2 * * ? * *
+command = echo tick >>@DIR@/ticks
+
+[over]
+cron_dialect = quartz
+schedule = 0 0 0 1 1 ? 2020
+command = echo never >>@DIR@/ticks
+EOF2
+run_cmd "$TICKD" -n -c "$dir/tickd.conf"
+expect_match "over: said" "$out" "*[[]over] fired last at 2020-01-01T00:00:00+00:00; then never (its years end in 2020)*"
+daemon_start
+wait_for "two quartz runs" 15 eval '[ "$(lines "$dir/ticks")" -ge 2 ]'
+run_cmd "$TICKCTL" -c "$dir/tickd.conf" next over
+expect_eq "over: next" "$rc" 1
+expect_match "over: next says" "$err" "*no firing instant after now: its years end in 2020*"
+daemon_stop_ok
+expect_eq "over: never ran" "$(grep -c never "$dir/ticks")" 0
 done_ok
