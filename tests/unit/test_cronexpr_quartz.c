@@ -80,20 +80,27 @@ static const struct qcase departures[] = {
 	{ "0 0 12 L-30W 1,3,5,7,8,10,12 ?", "2026-01-01T00:00:00Z", ACCEPT,
 	    { "2026-01-01T12:00:00Z", "2026-03-02T12:00:00Z",
 	      "2026-05-01T12:00:00Z", "2026-07-01T12:00:00Z" } },
+	/* Quartz: 2027-04-30 (April has no 31st), then 05-31. */
+	{ "0 0 12 31W * ?", "2027-04-01T00:00:00Z", ACCEPT,
+	    { "2027-05-31T12:00:00Z", "2027-07-30T12:00:00Z" } },
 	{ "0 0 0 1 1 ? 2090/5", "2026-01-01T00:00:00Z", ACCEPT,
 	    { "2090-01-01T00:00:00Z", "2095-01-01T00:00:00Z", "none" } },
 };
 
 static const struct cronexpr_opts quartz = { CRONEXPR_QUARTZ, 0, 0 };
 
+/* The departure for a case: by expression, and start when it has one. */
 static const struct qcase *
-departure(const char *expr)
+departure(const struct qcase *c)
 {
-	size_t i;
+	const struct qcase	*d;
+	size_t			 i;
 
 	for (i = 0; i < sizeof departures / sizeof departures[0]; i++) {
-		if (strcmp(departures[i].expr, expr) == 0)
-			return &departures[i];
+		d = &departures[i];
+		if (strcmp(d->expr, c->expr) == 0 && (d->from == NULL ||
+		    strcmp(d->from, c->from) == 0))
+			return d;
 	}
 	return NULL;
 }
@@ -164,7 +171,7 @@ test_quartz(void)
 	size_t			 i, n = 0;
 
 	for (i = 0; i < sizeof quartz_cases / sizeof quartz_cases[0]; i++) {
-		if ((d = departure(quartz_cases[i].expr)) != NULL) {
+		if ((d = departure(&quartz_cases[i])) != NULL) {
 			run_case(d->from != NULL ? d : &(struct qcase){
 			    quartz_cases[i].expr, quartz_cases[i].from,
 			    d->kind, { NULL } }, &quartz);
