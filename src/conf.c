@@ -1197,7 +1197,7 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		jd = base;
 		copts.dialect = (enum cronexpr_dialect)jd->cron_dialect;
 		copts.hash_set = 1;
-		copts.hash = cronexpr_id_hash(jd->id);
+		copts.hash = policy_id_hash(jd->id);
 		if ((s = schedule_parse(v, &copts, cause)) == NULL)
 			return -1;
 		schedule_free(*(struct schedule **)p);

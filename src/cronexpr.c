@@ -300,7 +300,7 @@ cronexpr_res(struct cronexpr_pf *pf, const char *fmt, ...)
 	pf->res = all;
 }
 
-/* splitmix64's finaliser: spreads nearby inputs. */
+/* splitmix64's finaliser: one value per field from the id's hash. */
 static uint64_t
 cronexpr_mix(uint64_t h)
 {
@@ -310,23 +310,6 @@ cronexpr_mix(uint64_t h)
 	h *= UINT64_C(0x94d049bb133111eb);
 	h ^= h >> 31;
 	return h;
-}
-
-/*
- * A stable hash of a job id for H: 64-bit FNV-1a of the id and its NUL
- * (as policy.c's random delay starts), then the splitmix finaliser.
- */
-uint64_t
-cronexpr_id_hash(const char *id)
-{
-	uint64_t	h = UINT64_C(0xcbf29ce484222325);
-	size_t		i, n = strlen(id) + 1;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)id[i];
-		h *= UINT64_C(0x100000001b3);
-	}
-	return cronexpr_mix(h);
 }
 
 /*

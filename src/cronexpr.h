@@ -29,6 +29,7 @@ enum cronexpr_dialect {
 struct cronexpr_opts {
 	enum cronexpr_dialect	 dialect;
 	int			 hash_set;	/* H allowed: hash is the id's */
+					/* (policy_id_hash) */
 	uint64_t		 hash;
 };
 
@@ -36,7 +37,6 @@ struct cronexpr	*cronexpr_parse(const char *, const struct cronexpr_opts *,
 		     char **);
 const char	*cronexpr_resolved(const struct cronexpr *);
 int		 cronexpr_last_year(const struct cronexpr *);
-uint64_t	 cronexpr_id_hash(const char *);
 char		*cronexpr_dow_note(const struct cronexpr *);
 void		 cronexpr_free(struct cronexpr *);
 const char	*cronexpr_text(const struct cronexpr *);

@@ -37,6 +37,7 @@
 #include "ctl-job.h"
 #include "ctl-json.h"
 #include "ctl.h"
+#include "policy.h"
 #include "rfc3339.h"
 #include "schedule.h"
 #include "tz.h"
@@ -179,7 +180,7 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			break;
 		case 'i':
 			opts.hash_set = 1;
-			opts.hash = cronexpr_id_hash(optarg);
+			opts.hash = policy_id_hash(optarg);
 			cron_opt = "--id";
 			break;
 		case 'h':

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "cronexpr.h"
+#include "policy.h"
 #include "rfc3339.h"
 #include "tz.h"
 
@@ -292,7 +293,7 @@ test_hash(void)
 	int			 spread[60] = { 0 }, used = 0;
 
 	for (i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
-		o.hash = cronexpr_id_hash("backup");
+		o.hash = policy_id_hash("backup");
 		T_RUN(exprs[i]);
 		e = cronexpr_parse(exprs[i], &o, &cause);
 		e2 = cronexpr_parse(exprs[i], &o, &cause);
@@ -311,7 +312,7 @@ test_hash(void)
 		cronexpr_free(e2);
 	}
 	/* Known values for one id: a change breaks every installation. */
-	o.hash = cronexpr_id_hash("backup");
+	o.hash = policy_id_hash("backup");
 	e = cronexpr_parse("H H * * *", &o, &cause);
 	T_RUN("resolved H H * * * for backup");
 	T_EQ_STR(e != NULL ? cronexpr_resolved(e) : "", "14 11 * * *");
@@ -329,7 +330,7 @@ test_hash(void)
 	/* Different ids spread: 200 ids use most of the 60 minutes. */
 	for (k = 0; k < 200; k++) {
 		(void)snprintf(name, sizeof name, "job-%zu", k);
-		o.hash = cronexpr_id_hash(name);
+		o.hash = policy_id_hash(name);
 		e = cronexpr_parse("H * * * *", &o, &cause);
 		if (e != NULL)
 			spread[atoi(cronexpr_resolved(e))]++;
@@ -343,7 +344,7 @@ test_hash(void)
 	/* Day of month: 1-28 as Jenkins. */
 	for (k = 0; k < 500; k++) {
 		(void)snprintf(name, sizeof name, "j%zu", k);
-		o.hash = cronexpr_id_hash(name);
+		o.hash = policy_id_hash(name);
 		e = cronexpr_parse("0 0 H * *", &o, &cause);
 		T_RUN("H day of month 1-28");
 		T_TRUE(e != NULL && atoi(cronexpr_resolved(e) + 4) >= 1 &&
