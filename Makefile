@@ -5,6 +5,8 @@
 #   make check           every test; ends with "N passed, N failed"
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make fuzz            build the libFuzzer targets (clang)
+#   make quartz-ref      regenerate tests/unit/quartz_table.h from Quartz
+#                        itself (JDK + libquartz2-java; not in check)
 #   make deps-bench      what the benchmarks need beyond make deps (cron)
 #   make bench           every benchmark in turn, figures on stdout (each
 #                        script's sizes from the environment: bench/*.sh)
@@ -505,3 +507,13 @@ clean:
 # have directories named *.d.
 -include $(shell find build -path build/vm -prune -o -name '*.d' -print \
 	   2>/dev/null)
+
+# Quartz's own answers for tests/unit/test_cronexpr_quartz.c (optional,
+# not part of check): needs a JDK and Debian's libquartz2-java.
+QUARTZ_CP	= /usr/share/java/quartz2.jar:/usr/share/java/slf4j-api.jar
+quartz-ref:
+	@mkdir -p $(B)/quartz
+	javac -d $(B)/quartz -cp $(QUARTZ_CP) tests/quartz/QuartzRef.java
+	java -cp $(B)/quartz:$(QUARTZ_CP) QuartzRef \
+	    < tests/quartz/cases.txt > tests/unit/quartz_table.h
+.PHONY: quartz-ref

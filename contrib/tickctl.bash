@@ -49,6 +49,11 @@ _tickctl() {
 	--dst-fold)
 		COMPREPLY=($(compgen -W "first second both" -- "$cur"));
 		return ;;
+	--dialect)
+		COMPREPLY=($(compgen -W "cron quartz" -- "$cur")); return ;;
+	--id)
+		COMPREPLY=($(compgen -W "$(_tickctl_jobs)" -- "$cur"))
+		return ;;
 	--status)
 		COMPREPLY=($(compgen -W "queued running retrying succeeded
 		    failed dead skipped interrupted abandoned terminated
@@ -67,7 +72,8 @@ _tickctl() {
 		case $cur in
 		-*)	COMPREPLY=($(compgen -W "--force --wait --catch-up
 			    --since --status --limit -n --from --cron --tz
-			    --dst-gap --dst-fold --help" -- "$cur")) ;;
+			    --dst-gap --dst-fold --dialect --id --help" \
+			    -- "$cur")) ;;
 		*)	COMPREPLY=($(compgen -W "$(_tickctl_jobs)" -- "$cur")) ;;
 		esac ;;
 	show|replay)

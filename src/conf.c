@@ -59,6 +59,7 @@
 #include <ini.h>
 
 #include "conf.h"
+#include "cronexpr.h"
 #include "db_pg.h"
 #include "duration.h"
 #include "envp.h"
@@ -880,6 +881,19 @@ conf_path(const char *dir, const char *v)
 	return xasprintf("%s/%s", dir, v);
 }
 
+/* Parse a cron_dialect: cron or quartz.  Returns 0, or -1. */
+static int
+conf_dialect(const char *v, int *out)
+{
+	if (strcmp(v, "cron") == 0)
+		*out = CRONEXPR_CRON;
+	else if (strcmp(v, "quartz") == 0)
+		*out = CRONEXPR_QUARTZ;
+	else
+		return -1;
+	return 0;
+}
+
 /*
  * A size with an optional binary unit: k or K, M, G, T, optionally
  * followed by B or iB ("64k", "1GiB", "512").  0, or -1 if it is not one;
@@ -1055,6 +1069,8 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 	long long	 ll;
 	int		 b;
 	struct schedule	*s;
+	struct job_def	*jd;
+	struct cronexpr_opts copts;
 
 	switch (k->type) {
 	case CONF_T_EXEC:
@@ -1177,10 +1193,21 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 		}
 		return 0;
 	case CONF_T_SCHEDULE:
-		if ((s = schedule_parse(v, cause)) == NULL)
+		/* Jobs only: the id and the dialect (conf_job_build) read. */
+		jd = base;
+		copts.dialect = (enum cronexpr_dialect)jd->cron_dialect;
+		copts.hash_set = 1;
+		copts.hash = policy_id_hash(jd->id);
+		if ((s = schedule_parse(v, &copts, cause)) == NULL)
 			return -1;
 		schedule_free(*(struct schedule **)p);
 		*(struct schedule **)p = s;
+		return 0;
+	case CONF_T_DIALECT:
+		if (conf_dialect(v, (int *)p) == -1) {
+			*cause = xasprintf("\"%s\" is not cron or quartz", v);
+			return -1;
+		}
 		return 0;
 	case CONF_T_LOG_LEVEL:
 		if (log_level_parse(v, (int *)p) == -1) {
@@ -1827,7 +1854,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	struct conf_cred *cc;
 	struct envp	 env;
 	const char	*zone, *key;
-	char		*cause = NULL, *shared, buf[32];
+	char		*cause = NULL, *shared, *note, buf[32];
 	size_t		 i;
 	int		 bad, rc;
 
@@ -1847,8 +1874,20 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->strict_exec = -1;		/* unset: the daemon's default */
 	d->limits = (struct cgroup_limits)CGROUP_LIMITS_NONE;
 	d->shard_parallel = CGROUP_UNSET;	/* all at once */
+	/* The schedule reads in the dialect, wherever the key is. */
+	for (i = 0; i < s->nkv; i++) {
+		if (strcmp(s->kv[i].key, "cron_dialect") == 0)
+			(void)conf_dialect(s->kv[i].value, &d->cron_dialect);
+	}
 	bad = conf_apply(CONF_SEC_JOB, s, d, NULL, file, &env, causes);
 	bad += conf_limits_check(c, d, s, file, causes);
+	/* "6L": Saturday here, Friday in Quartz; say which is meant. */
+	if (d->schedule != NULL && schedule_cron(d->schedule) != NULL &&
+	    (note = cronexpr_dow_note(schedule_cron(d->schedule))) != NULL) {
+		conf_causes_add(&c->warnings, "%s:%d: schedule: %s", file,
+		    conf_key_line(s, "schedule"), note);
+		free(note);
+	}
 	d->command_line = conf_key_line(s, "command");
 	d->exec_line = conf_key_line(s, "exec");
 	d->on_failure_line = conf_key_line(s, "on_failure");
@@ -1982,6 +2021,8 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->sched_hash = conf_hash(conf_hash(conf_hash(conf_hash(conf_hash(
 	    CONF_HASH_INIT, schedule_text(d->schedule)), d->timezone),
 	    tz_gap_name(d->gap)), tz_fold_name(d->fold)), buf);
+	if (d->cron_dialect == CRONEXPR_QUARTZ)	/* cron's: unchanged */
+		d->sched_hash = conf_hash(d->sched_hash, "quartz");
 	d->def_hash = d->sched_hash;
 	for (i = 0; i < s->nkv; i++) {
 		d->def_hash = conf_hash(d->def_hash, s->kv[i].key);

@@ -105,6 +105,7 @@ struct job_def {
 	int			 retry_any;
 	int			 kill_signal;
 	int			 recover;	/* enum policy_recover */
+	int			 cron_dialect;	/* enum cronexpr_dialect */
 	int			 command_line;	/* lines of the keys, for */
 	int			 exec_line;	/* messages about them */
 	int			 on_failure_line;
@@ -229,7 +230,9 @@ enum conf_type {
 	CONF_T_ZONE,			/* IANA zone name */
 	CONF_T_GAP,			/* shift | skip */
 	CONF_T_FOLD,			/* first | second | both */
-	CONF_T_SCHEDULE,		/* schedule.c syntax */
+	CONF_T_SCHEDULE,		/* schedule.c syntax, in the job's
+					   cron_dialect */
+	CONF_T_DIALECT,			/* cron | quartz */
 	CONF_T_LOG_LEVEL,		/* error ... debug */
 	CONF_T_ENV,			/* NAME=value, repeatable */
 	CONF_T_OVERLAP,			/* skip | queue | allow | replace */

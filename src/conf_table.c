@@ -61,6 +61,10 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_JOB, "schedule", CONF_T_SCHEDULE, 0, 0, NULL, 1,
 	    J(schedule), "cron expression or macro, every DURATION, after "
 	    "DURATION" },
+	{ CONF_SEC_JOB, "cron_dialect", CONF_T_DIALECT, 0, 0, NULL, 0,
+	    J(cron_dialect), "how the schedule's cron expression reads: cron "
+	    "(default) or quartz (Quartz 2.3: seconds first, ?, L, W, #, "
+	    "years)" },
 	{ CONF_SEC_JOB, "command", CONF_T_COMMAND, 0, 0, NULL, 0,
 	    J(command), "run as /bin/sh -c would, verbatim (without a shell "
 	    "when it has no shell syntax); this or exec is required" },

@@ -1,8 +1,10 @@
 /*
  * cronexpr.h -- cron expressions and their firing instants in a time zone.
  *
- * Five fields "minute hour day-of-month month day-of-week", or six with
- * seconds first, or a macro (@hourly ... @yearly, @reboot).  Fields match
+ * Cron dialect: five fields "minute hour day-of-month month day-of-week",
+ * or six with seconds first, or a macro (@hourly ... @yearly, @reboot),
+ * with Jenkins' H given a job id's hash.  Quartz dialect: Quartz 2.3's
+ * "second minute hour day-of-month month day-of-week [year]".  Fields match
  * the local wall clock of a zone; nominal local times that do not exist or
  * exist twice are resolved by an explicit gap and fold policy (tz.h).
  */
@@ -18,7 +20,24 @@
 
 struct cronexpr;
 
-struct cronexpr	*cronexpr_parse(const char *, char **);
+enum cronexpr_dialect {
+	CRONEXPR_CRON,		/* Vixie cron; 5 or 6 fields; Jenkins H */
+	CRONEXPR_QUARTZ		/* Quartz 2.3: 6 or 7 fields, ?, W, years */
+};
+
+/* How to read an expression; NULL means cron without a job id. */
+struct cronexpr_opts {
+	enum cronexpr_dialect	 dialect;
+	int			 hash_set;	/* H allowed: hash is the id's */
+					/* (policy_id_hash) */
+	uint64_t		 hash;
+};
+
+struct cronexpr	*cronexpr_parse(const char *, const struct cronexpr_opts *,
+		     char **);
+const char	*cronexpr_resolved(const struct cronexpr *);
+int		 cronexpr_last_year(const struct cronexpr *);
+char		*cronexpr_dow_note(const struct cronexpr *);
 void		 cronexpr_free(struct cronexpr *);
 const char	*cronexpr_text(const struct cronexpr *);
 int		 cronexpr_is_reboot(const struct cronexpr *);

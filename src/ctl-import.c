@@ -246,7 +246,7 @@ ctl_import_entry(struct ctl_import *im, const char *orig, int lineno)
 		cause = xstrdup("no command");
 		goto bad;
 	}
-	if ((s = schedule_parse(sched, &cause)) == NULL)
+	if ((s = schedule_parse(sched, NULL, &cause)) == NULL)
 		goto bad;
 
 	im->n++;

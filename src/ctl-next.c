@@ -3,6 +3,7 @@
  *
  *   tickctl next --cron EXPR [--tz ZONE] [--from INSTANT] [-n COUNT]
  *                [--dst-gap shift|skip] [--dst-fold first|second|both]
+ *                [--dialect cron|quartz] [--id JOB_ID]
  *   tickctl next JOB [--from INSTANT] [-n COUNT]
  *
  * A fixed contract that other tools rely on: COUNT lines (default 5), each
@@ -11,6 +12,9 @@
  * defaults to UTC.  Any invalid argument gives one line on stderr, nothing
  * on stdout and exit status 2.  If the schedule runs out of instants
  * before year 10000, the instants found are printed and the status is 1.
+ *
+ * --dialect reads EXPR as a job's cron_dialect does (default cron);
+ * Jenkins' H needs --id, the job id whose hash it stands for.
  *
  * With JOB instead of --cron, the schedule, zone and DST policies are the
  * configured job's ("every" schedules too); the output is the same.  With
@@ -33,6 +37,7 @@
 #include "ctl-job.h"
 #include "ctl-json.h"
 #include "ctl.h"
+#include "policy.h"
 #include "rfc3339.h"
 #include "schedule.h"
 #include "tz.h"
@@ -45,6 +50,7 @@ const struct ctl_cmd ctl_next_cmd = {
 	"next",
 	"--cron EXPR [--tz ZONE] [--from INSTANT] [-n COUNT]\n"
 	"           [--dst-gap shift|skip] [--dst-fold first|second|both]\n"
+	"           [--dialect cron|quartz] [--id JOB_ID]\n"
 	"       next JOB [--from INSTANT] [-n COUNT]",
 	"print the next firing instants of a cron expression or a job",
 	ctl_next_exec,
@@ -102,6 +108,8 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		{ "count", required_argument, NULL, 'n' },
 		{ "dst-gap", required_argument, NULL, 'g' },
 		{ "dst-fold", required_argument, NULL, 'F' },
+		{ "dialect", required_argument, NULL, 'D' },
+		{ "id", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -110,8 +118,10 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	const struct job_def	*d = NULL;
 	const struct tz		*zz;
 	struct cronexpr		*e = NULL;
+	const struct cronexpr	*ce;
 	struct tz		*z = NULL;
 	struct ctl_json		 j;
+	struct cronexpr_opts	 opts = { CRONEXPR_CRON, 0, 0 };
 	enum tz_gap		 gap = TZ_GAP_AUTO;
 	enum tz_fold		 fold = TZ_FOLD_AUTO;
 	char			*cause = NULL;
@@ -156,6 +166,23 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			}
 			cron_opt = "--dst-fold";
 			break;
+		case 'D':
+			if (strcmp(optarg, "cron") == 0)
+				opts.dialect = CRONEXPR_CRON;
+			else if (strcmp(optarg, "quartz") == 0)
+				opts.dialect = CRONEXPR_QUARTZ;
+			else {
+				ctl_error("next: --dialect: \"%s\" is not cron "
+				    "or quartz", optarg);
+				return CTL_EXIT_USAGE;
+			}
+			cron_opt = "--dialect";
+			break;
+		case 'i':
+			opts.hash_set = 1;
+			opts.hash = policy_id_hash(optarg);
+			cron_opt = "--id";
+			break;
 		case 'h':
 			(void)printf("usage: tickctl next %s\n",
 			    ctl_next_cmd.usage);
@@ -179,7 +206,7 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	}
 	if (job != NULL && cron_opt != NULL) {
 		ctl_error("next: %s goes with --cron only: job %s has its own "
-		    "zone and DST policies", cron_opt, job);
+		    "zone, DST policies, dialect and id", cron_opt, job);
 		return CTL_EXIT_USAGE;
 	}
 	if (expr == NULL && job == NULL) {
@@ -211,12 +238,12 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		}
 		zz = d->tz;
 	} else {
-		if ((e = cronexpr_parse(expr, &cause)) == NULL) {
+		if ((e = cronexpr_parse(expr, &opts, &cause)) == NULL) {
 			struct schedule *sc;
 			char *why = NULL;
 
 			/* Not a cron expression: an interval, perhaps. */
-			if ((sc = schedule_parse(expr, &why)) != NULL &&
+			if ((sc = schedule_parse(expr, NULL, &why)) != NULL &&
 			    schedule_kind(sc) != SCHEDULE_CRON &&
 			    schedule_kind(sc) != SCHEDULE_REBOOT)
 				ctl_error("next: interval schedules go in job "
@@ -258,6 +285,14 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		found = d != NULL ? schedule_next(d->schedule, d->tz, d->gap,
 		    d->fold, t, &next) : cronexpr_next(e, z, gap, fold, t,
 		    &next);
+		ce = d != NULL ? schedule_cron(d->schedule) : e;
+		if (found == -1 && ce != NULL && cronexpr_last_year(ce) != 0) {
+			ctl_error("next: no firing instant after %s: its years "
+			    "end in %d", i > 0 ? "the last" : from != NULL ?
+			    from : "now", cronexpr_last_year(ce));
+			rc = CTL_EXIT_FAIL;
+			break;
+		}
 		if (found == -1) {
 			ctl_error("next: no firing instant after %s before "
 			    "year 10000", from != NULL ? from : "now");

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "cronexpr.h"
 #include "ctl-fmt.h"
 #include "ctl-job.h"
 #include "ctl-json.h"
@@ -387,6 +388,9 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 		    (const void *)p));
 	case CONF_T_SCHEDULE:
 		return xstrdup(schedule_text(d->schedule));
+	case CONF_T_DIALECT:
+		return xstrdup(*(const int *)(const void *)p ==
+		    CRONEXPR_QUARTZ ? "quartz" : "cron");
 	case CONF_T_OVERLAP:
 		return xstrdup(policy_overlap_name(*(const int *)
 		    (const void *)p));
@@ -541,7 +545,8 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 	struct ctl_json			 j;
 	enum tz_gap			 gap;
 	enum tz_fold			 fold;
-	char				*cause = NULL, *vis;
+	const struct cronexpr		*ce;
+	char				*cause = NULL, *vis, *text;
 	char				 a[CTL_FMT_BUFSZ], b[CTL_FMT_BUFSZ];
 	char				 c[CTL_FMT_BUFSZ], line[512];
 	char				 defined[PATH_MAX + 16];
@@ -632,8 +637,16 @@ ctl_status_job(struct ctl_ctx *ctx, const char *id)
 	}
 	ctl_table_row(&t, "state", v.state);
 	ctl_job_policy(d, &gap, &fold);
-	vis = ctl_fmt_vis(schedule_text(d->schedule),
-	    strlen(schedule_text(d->schedule)), 0);
+	/* H's values, and the dialect when it is not cron's. */
+	ce = schedule_cron(d->schedule);
+	text = xasprintf("%s%s%s%s%s", schedule_text(d->schedule),
+	    ce != NULL && cronexpr_resolved(ce) != NULL ? " (= " : "",
+	    ce != NULL && cronexpr_resolved(ce) != NULL ?
+	    cronexpr_resolved(ce) : "", ce != NULL &&
+	    cronexpr_resolved(ce) != NULL ? ")" : "", d->cron_dialect ==
+	    CRONEXPR_QUARTZ ? " (quartz)" : "");
+	vis = ctl_fmt_vis(text, strlen(text), 0);
+	free(text);
 	if (schedule_cron(d->schedule) != NULL &&
 	    schedule_kind(d->schedule) == SCHEDULE_CRON)
 		(void)snprintf(line, sizeof line, "%s in %s (dst_gap %s, "

@@ -374,6 +374,29 @@ policy_hash(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
+/* splitmix64's finaliser, so that nearby inputs spread out. */
+static uint64_t
+policy_mix(uint64_t h)
+{
+	h ^= h >> 30;
+	h *= UINT64_C(0xbf58476d1ce4e5b9);
+	h ^= h >> 27;
+	h *= UINT64_C(0x94d049bb133111eb);
+	h ^= h >> 31;
+	return h;
+}
+
+/*
+ * A stable hash of a job id alone, for Jenkins' H (cronexpr_opts): the
+ * same on every machine, across restarts and reloads.
+ */
+uint64_t
+policy_id_hash(const char *job)
+{
+	return policy_mix(policy_hash(UINT64_C(0xcbf29ce484222325), job,
+	    strlen(job) + 1));
+}
+
 /*
  * The delay, in seconds from 0 to max, of the instance at `at` of job on
  * this machine; never so long that the instance would start at or after
@@ -391,12 +414,7 @@ policy_random_delay(const char *machine_id, const char *job, int64_t at,
 	h = policy_hash(h, machine_id, strlen(machine_id) + 1);
 	h = policy_hash(h, job, strlen(job) + 1);
 	h = policy_hash(h, &at, sizeof at);
-	/* Final avalanche (splitmix64) so nearby instants spread out. */
-	h ^= h >> 30;
-	h *= UINT64_C(0xbf58476d1ce4e5b9);
-	h ^= h >> 27;
-	h *= UINT64_C(0x94d049bb133111eb);
-	h ^= h >> 31;
+	h = policy_mix(h);	/* nearby instants spread out */
 	d = (int64_t)(h % (uint64_t)(max + 1));
 	if (next > at && d >= next - at)
 		d = next - at - 1;

@@ -87,6 +87,7 @@ char	**policy_shards_split(const char *, int *);
 void	policy_due(const struct schedule *, const struct tz *, enum tz_gap,
 	    enum tz_fold, int64_t, int64_t, int64_t, int, int64_t, int64_t *,
 	    size_t, struct policy_due *);
+uint64_t policy_id_hash(const char *);
 int64_t	policy_random_delay(const char *, const char *, int64_t, int64_t,
 	    int64_t);
 void	policy_scan(const struct schedule *, const struct tz *, enum tz_gap,

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "civil.h"
 #include "cronexpr.h"
 #include "duration.h"
 #include "schedule.h"
@@ -49,11 +50,13 @@ schedule_keyword(const char *text, const char *word)
 }
 
 /*
- * Parse a schedule.  Returns a new schedule (caller frees with
- * schedule_free), or NULL with *cause set.
+ * Parse a schedule; opts (NULL: cron) say how to read a cron expression.
+ * Returns a new schedule (caller frees with schedule_free), or NULL with
+ * *cause set.
  */
 struct schedule *
-schedule_parse(const char *text, char **cause)
+schedule_parse(const char *text, const struct cronexpr_opts *opts,
+    char **cause)
 {
 	struct schedule	*s = xcalloc(1, sizeof *s);
 	const char	*rest;
@@ -93,7 +96,7 @@ schedule_parse(const char *text, char **cause)
 		}
 		return s;
 	}
-	if ((s->cron = cronexpr_parse(text, cause)) == NULL)
+	if ((s->cron = cronexpr_parse(text, opts, cause)) == NULL)
 		goto fail;
 	s->kind = cronexpr_is_reboot(s->cron) ? SCHEDULE_REBOOT :
 	    SCHEDULE_CRON;
@@ -172,6 +175,36 @@ schedule_next(const struct schedule *s, const struct tz *z, enum tz_gap gap,
 	default:
 		return -1;
 	}
+}
+
+/*
+ * The last instant of a schedule whose cron expression names years
+ * (Quartz): 0 with *out set, or -1 when it has no last instant (no year
+ * field) or none at all.  A binary search over starting points: an
+ * instant follows t exactly when t is before the last one.
+ */
+int
+schedule_last(const struct schedule *s, const struct tz *z, enum tz_gap gap,
+    enum tz_fold fold, int64_t *out)
+{
+	int64_t	lo, hi, mid, t;
+	int	y;
+
+	if (s->kind != SCHEDULE_CRON || (y = cronexpr_last_year(s->cron)) == 0)
+		return -1;
+	/* Two days of margin either side for any UTC offset. */
+	lo = (civil_days_from_date(1970, 1, 1) - 2) * CIVIL_SECS_PER_DAY;
+	hi = (civil_days_from_date(y + 1, 1, 1) + 2) * CIVIL_SECS_PER_DAY;
+	if (cronexpr_next(s->cron, z, gap, fold, lo, &t) == -1)
+		return -1;
+	while (hi - lo > 1) {		/* next(lo) exists, next(hi) not */
+		mid = lo + (hi - lo) / 2;
+		if (cronexpr_next(s->cron, z, gap, fold, mid, &t) == 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return cronexpr_next(s->cron, z, gap, fold, lo, out);
 }
 
 /* The instant a fixed-delay schedule fires after a run that ended at end. */

@@ -17,9 +17,11 @@ enum schedule_kind {
 };
 
 struct cronexpr;
+struct cronexpr_opts;
 struct schedule;
 
-struct schedule		*schedule_parse(const char *, char **);
+struct schedule		*schedule_parse(const char *,
+			     const struct cronexpr_opts *, char **);
 void			 schedule_free(struct schedule *);
 enum schedule_kind	 schedule_kind(const struct schedule *);
 const char		*schedule_text(const struct schedule *);
@@ -28,6 +30,9 @@ int64_t			 schedule_interval(const struct schedule *);
 int			 schedule_next(const struct schedule *,
 			     const struct tz *, enum tz_gap, enum tz_fold,
 			     int64_t, int64_t *);
+int			 schedule_last(const struct schedule *,
+			     const struct tz *, enum tz_gap, enum tz_fold,
+			     int64_t *);
 int64_t			 schedule_after_next(const struct schedule *,
 			     int64_t);
 

@@ -23,13 +23,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
+#include "cronexpr.h"
 #include "log.h"
+#include "rfc3339.h"
+#include "schedule.h"
 #include "server.h"
 #include "store_query.h"
 #include "track.h"
+#include "tz.h"
 
 #define TICKD_TRIM_THRESHOLD	(16 * 1024 * 1024)	/* see main */
 #define TICKD_MMAP_THRESHOLD	(1024 * 1024)
@@ -64,6 +69,33 @@ tickd_stdio(void)
 		if (fstat(fd, &st) == -1 && errno == EBADF &&
 		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) == -1)
 			exit(1);
+	}
+}
+
+/*
+ * The jobs whose schedules end (a Quartz year field): when they fire for
+ * the last time, or that they never fire again.
+ */
+static void
+tickd_check_last(const struct conf *c)
+{
+	const struct job_def	*d;
+	char			 buf[RFC3339_BUFSZ];
+	int64_t			 last;
+	int32_t			 utoff;
+	size_t			 i;
+
+	for (i = 0; i < c->njobs; i++) {
+		d = c->jobs[i];
+		if (schedule_last(d->schedule, d->tz, d->gap, d->fold,
+		    &last) == -1)
+			continue;
+		(void)tz_to_local(d->tz, last, &utoff);
+		rfc3339_format(last, utoff, buf, sizeof buf);
+		(void)printf("%s:%d: [%s] %s %s; then never (its years end "
+		    "in %d)\n", d->file, d->line, d->id, last > time(NULL) ?
+		    "last fires at" : "fired last at", buf,
+		    cronexpr_last_year(schedule_cron(d->schedule)));
 	}
 }
 
@@ -109,6 +141,7 @@ tickd_check(const char *path, char *const *files, size_t nfiles)
 			    c->njobs, causes.n);
 		if (c->tracking != NULL)
 			(void)printf("jobs are tracked by %s\n", c->tracking);
+		tickd_check_last(c);
 		rc = causes.n > 0 ? 1 : 0;
 	}
 	conf_causes_free(&causes);

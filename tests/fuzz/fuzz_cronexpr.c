@@ -26,8 +26,9 @@
  *     in (start, instant] is resolved; none may land strictly inside, and
  *     one must land exactly on the instant.
  *
- * The same text goes through schedule_parse(), which must agree with
- * cronexpr_parse(), and "every" schedules are stepped as well.
+ * The dialect (cron or Quartz) and the hash for Jenkins' H come from the
+ * input's hash.  The same text goes through schedule_parse(), which must
+ * agree with cronexpr_parse(), and "every" schedules are stepped as well.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -208,9 +209,11 @@ fuzz_chain(struct fuzz_ctx *c, int64_t start)
 	for (k = 0; k < NEXT_STEPS; k++) {
 		if (cronexpr_next(c->e, c->z, c->gap, c->fold, t, &r) == -1) {
 			/* Under shift every nominal time fires, and each
-			 * expression names a day in every 400 years. */
+			 * expression names a day in every 400 years, or
+			 * ends with the years it names. */
 			FUZZ_CHECK(cronexpr_is_reboot(c->e) ||
-			    c->rgap == TZ_GAP_SKIP || t > LATE, CTX_FMT ": no "
+			    c->rgap == TZ_GAP_SKIP || t > LATE ||
+			    cronexpr_last_year(c->e) != 0, CTX_FMT ": no "
 			    "instant after %lld", CTX_ARGS(c), (long long)t);
 			return;
 		}
@@ -255,15 +258,15 @@ fuzz_starts(const char *s, int64_t *starts, size_t max)
 
 /* The schedule layer on the same text. */
 static void
-fuzz_schedule(const char *text, int cron_ok, const int64_t *starts,
-    size_t nstarts)
+fuzz_schedule(const char *text, const struct cronexpr_opts *o, int cron_ok,
+    const int64_t *starts, size_t nstarts)
 {
 	struct schedule	*s;
 	char		*cause = NULL;
 	int64_t		 iv, r;
 	size_t		 i;
 
-	if ((s = schedule_parse(text, &cause)) == NULL) {
+	if ((s = schedule_parse(text, o, &cause)) == NULL) {
 		FUZZ_CHECK(cause != NULL && *cause != '\0', "schedule_parse "
 		    "failed without a cause");
 		FUZZ_CHECK(!cron_ok, "\"%s\": cronexpr_parse accepts it but "
@@ -311,6 +314,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cronexpr	*e;
 	struct fuzz_ctx	 c;
+	struct cronexpr_opts o;
 	char		*text, *cause = NULL;
 	int64_t		 starts[STARTS_MAX];
 	uint64_t	 h = fuzz_hash(data, size);
@@ -325,7 +329,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (int64_t)(h >> 16 & 0x3fff) - 7200;
 	starts[nstarts++] = (int64_t)(h >> 32);
 
-	e = cronexpr_parse(text, &cause);
+	o.dialect = h >> 62 & 1 ? CRONEXPR_QUARTZ : CRONEXPR_CRON;
+	o.hash_set = 1;
+	o.hash = h;
+	e = cronexpr_parse(text, &o, &cause);
 	if (e == NULL) {
 		FUZZ_CHECK(cause != NULL && *cause != '\0', "\"%s\": "
 		    "cronexpr_parse failed without a cause", text);
@@ -348,7 +355,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fuzz_chain(&c, starts[si]);
 		}
 	}
-	fuzz_schedule(text, e != NULL, starts, nstarts);
+	fuzz_schedule(text, &o, e != NULL, starts, nstarts);
 	cronexpr_free(e);
 	free(text);
 	return 0;

@@ -698,7 +698,8 @@ static const struct reject_case reject_cases[] = {
 	    "minute field: \"1/2-3\" has unexpected text \"-3\"" },
 	{ "0 0 * * 1-", "day-of-week field: \"1-\" is not a valid number" },
 	/* Extensions where they do not belong, or malformed. */
-	{ "0 0 L5 * *", "day-of-month field: \"L5\" is not a valid number" },
+	{ "0 0 L5 * *", "day-of-month field: \"L5\" has unexpected text "
+	    "after 'L'" },
 	{ "L * * * *", "minute field: \"L\" is not a valid number" },
 	{ "0 0 * * 10L", "day-of-week field: \"10L\" is out of range 0-7" },
 	{ "0 0 * * 5L1", "day-of-week field: \"5L1\" has text after 'L'" },
@@ -731,7 +732,8 @@ static const struct reject_case reject_cases[] = {
 	{ "* * * *", "expected 5 fields (minute hour day-of-month month "
 	    "day-of-week) or 6 (with seconds first), found 4" },
 	{ "* * * * * * *", "expected 5 fields (minute hour day-of-month "
-	    "month day-of-week) or 6 (with seconds first), found 7" },
+	    "month day-of-week) or 6 (with seconds first), found 7 (seven "
+	    "fields with a year are Quartz's: use cron_dialect = quartz)" },
 	{ "*", "expected 5 fields (minute hour day-of-month month "
 	    "day-of-week) or 6 (with seconds first), found 1" },
 	{ "", "empty schedule" },
@@ -957,7 +959,7 @@ t_parse(const char *expr)
 	struct cronexpr	*e;
 	char		*cause = NULL;
 
-	if ((e = cronexpr_parse(expr, &cause)) == NULL) {
+	if ((e = cronexpr_parse(expr, NULL, &cause)) == NULL) {
 		(void)printf("[%s] \"%s\": %s\n", t_subtest, expr, cause);
 		T_TRUE(e != NULL);
 		free(cause);
@@ -1045,7 +1047,7 @@ test_reject(void)
 		    c->expr);
 		T_RUN(t_name);
 		cause = NULL;
-		e = cronexpr_parse(c->expr, &cause);
+		e = cronexpr_parse(c->expr, NULL, &cause);
 		T_TRUE(e == NULL);
 		T_EQ_STR(cause, c->cause);
 		cronexpr_free(e);

@@ -725,7 +725,7 @@ prop_case(uint64_t *s, const struct prop_zone *zones, size_t nzones,
 	fold = (enum tz_fold)prop_range(s, 0, 3);
 	prop_generate(s, &m);
 	st->cases++;
-	if ((e = cronexpr_parse(m.text, &cause)) == NULL) {
+	if ((e = cronexpr_parse(m.text, NULL, &cause)) == NULL) {
 		/* Only an expression that never fires may be refused. */
 		st->rejected++;
 		if (prop_ever(&m)) {

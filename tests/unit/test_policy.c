@@ -394,7 +394,7 @@ scan_run(const struct scan_case *c)
 	char			*cause = NULL;
 
 	T_RUN(c->name);
-	if ((s = schedule_parse(c->text, &cause)) == NULL ||
+	if ((s = schedule_parse(c->text, NULL, &cause)) == NULL ||
 	    (z = tz_cache_get(cache, c->zone, &cause)) == NULL) {
 		(void)printf("  %s: %s\n", c->name, cause);
 		T_TRUE(0);
@@ -426,7 +426,7 @@ capped_run(const struct capped_case *c)
 	double			 t0, dt;
 
 	T_RUN(c->name);
-	s = schedule_parse(c->text, &cause);
+	s = schedule_parse(c->text, NULL, &cause);
 	z = tz_cache_get(cache, "UTC", &cause);
 	if (s == NULL || z == NULL) {
 		T_TRUE(0);
@@ -1120,7 +1120,7 @@ due_run(const struct due_case *c)
 	char			*cause = NULL, got[4096];
 
 	T_RUN(c->name);
-	if ((s = schedule_parse(c->text, &cause)) == NULL ||
+	if ((s = schedule_parse(c->text, NULL, &cause)) == NULL ||
 	    (z = tz_cache_get(cache, c->zone, &cause)) == NULL) {
 		(void)printf("  %s: %s\n", c->name, cause);
 		T_TRUE(0);
@@ -1200,7 +1200,7 @@ huge_run(const struct huge_case *c)
 	int			 ok = 1;
 
 	T_RUN(c->name);
-	s = schedule_parse(c->text, &cause);
+	s = schedule_parse(c->text, NULL, &cause);
 	z = tz_cache_get(cache, "UTC", &cause);
 	if (s == NULL || z == NULL) {
 		T_TRUE(0);
@@ -1278,7 +1278,7 @@ test_due_more_capped(void)
 	double			 t0, dt;
 
 	T_RUN("due: more on time than POLICY_SCAN_MAX");
-	s = schedule_parse("* * * * * *", &cause);
+	s = schedule_parse("* * * * * *", NULL, &cause);
 	z = tz_cache_get(cache, "UTC", &cause);
 	if (s == NULL || z == NULL) {
 		T_TRUE(0);
@@ -1374,7 +1374,7 @@ test_due_reference(void)
 	for (c = 0; c < PROP_CASES; c++) {
 		ps = &prop_scheds[prop_rand(sizeof prop_scheds /
 		    sizeof prop_scheds[0])];
-		if ((s = schedule_parse(ps->text, &cause)) == NULL ||
+		if ((s = schedule_parse(ps->text, NULL, &cause)) == NULL ||
 		    (z = tz_cache_get(cache, ps->zone, &cause)) == NULL) {
 			T_TRUE(0);
 			free(cause);

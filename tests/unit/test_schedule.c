@@ -187,7 +187,7 @@ t_parse(const char *text)
 	struct schedule	*s;
 	char		*cause = NULL;
 
-	if ((s = schedule_parse(text, &cause)) == NULL) {
+	if ((s = schedule_parse(text, NULL, &cause)) == NULL) {
 		(void)printf("[%s] \"%s\": %s\n", t_subtest, text, cause);
 		T_TRUE(s != NULL);
 		free(cause);
@@ -237,7 +237,7 @@ test_reject(void)
 		(void)snprintf(t_name, sizeof t_name, "reject \"%s\"", c->text);
 		T_RUN(t_name);
 		cause = NULL;
-		s = schedule_parse(c->text, &cause);
+		s = schedule_parse(c->text, NULL, &cause);
 		T_TRUE(s == NULL);
 		T_TRUE(cause != NULL);
 		if (c->cause != NULL)
