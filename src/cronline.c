@@ -26,7 +26,9 @@
  * same thing as sh: the test is one simple command (no ";", "|", "<", ">",
  * "(", "`", "$(" or "${", quotes closed before the "&&"), and the rest is an
  * and-list whose top level has no ";", "||", "&" or newline (in "A && B ||
- * C", C runs when A fails: not a precondition).
+ * C", C runs when A fails: not a precondition); inside parentheses,
+ * braces and if/while/until/for/case compounds they may be.  Anything
+ * this reading is unsure of is not split.
  *
  * DIAGNOSTICS: none; allocation failure is fatal (xmalloc).
  */
@@ -242,47 +244,92 @@ cronline_test_end(const char *s)
 }
 
 /*
+ * The change of nesting a word at s makes in command position: +1 for
+ * "if", "while", "until", "case", "for", -1 for "fi", "done", "esac"; 0
+ * for others.  *cmdpos tells whether the next word is in command position
+ * (after "then", "do", "else", "elif", "if", "while", "until").
+ */
+static int
+cronline_keyword(const char *s, size_t n, int *cmdpos)
+{
+	static const char *const open[] = { "if", "while", "until", "case",
+	    "for" };
+	static const char *const close[] = { "fi", "done", "esac" };
+	static const char *const next[] = { "then", "do", "else", "elif",
+	    "if", "while", "until" };
+	size_t	i;
+	int	d = 0;
+
+	for (i = 0; i < sizeof open / sizeof *open; i++) {
+		if (strlen(open[i]) == n && strncmp(s, open[i], n) == 0)
+			d = 1;
+	}
+	for (i = 0; i < sizeof close / sizeof *close; i++) {
+		if (strlen(close[i]) == n && strncmp(s, close[i], n) == 0)
+			d = -1;
+	}
+	*cmdpos = 0;
+	for (i = 0; i < sizeof next / sizeof *next; i++) {
+		if (strlen(next[i]) == n && strncmp(s, next[i], n) == 0)
+			*cmdpos = 1;
+	}
+	return d;
+}
+
+/*
  * Whether s is an and-or list of pipelines joined by "&&" only at its top
  * level: no ";", "||", "&" (but in ">&" and "<&") or newline outside
- * quotes, parentheses and braces; balanced; no backquotes.
+ * quotes, parentheses, braces and compound commands (if ... fi, while,
+ * until, for ... done, case ... esac, their words counted only in command
+ * position); balanced; no backquotes.
  */
 static int
 cronline_and_list(const char *s)
 {
-	const char	*start = s;
-	int		 depth = 0;
+	const char	*start = s, *w;
+	int		 depth = 0, cmdpos = 1;
 
 	for (;;) {
 		switch (*s) {
 		case '\0':
 			return depth == 0;
+		case ' ':
+		case '\t':
+			s++;
+			continue;
 		case '\\':
 			if (s[1] == '\0')
 				return 0;
 			s += 2;
+			cmdpos = 0;
 			continue;
 		case '\'':
 		case '"':
 			if (!cronline_quoted(&s, 0))
 				return 0;
+			cmdpos = 0;
 			continue;
 		case '`':
 			return 0;
 		case '(':
 		case '{':
 			depth++;
+			cmdpos = 1;
 			break;
 		case ')':
 		case '}':
 			if (--depth < 0)
 				return 0;
+			cmdpos = 0;
 			break;
 		case '#':
 			/* A comment: at the start of a word, to the end. */
 			if (s == start || isspace((unsigned char)s[-1]))
 				return depth == 0 && strchr(s, '\n') == NULL;
+			cmdpos = 0;
 			break;
 		case '&':
+			cmdpos = 1;
 			if (s[1] == '&') {
 				s++;
 				break;
@@ -292,6 +339,7 @@ cronline_and_list(const char *s)
 				return 0;
 			break;
 		case '|':
+			cmdpos = 1;
 			if (s[1] == '|' && depth == 0)
 				return 0;
 			if (s[1] == '|')
@@ -299,9 +347,22 @@ cronline_and_list(const char *s)
 			break;
 		case ';':
 		case '\n':
+			cmdpos = 1;
 			if (depth == 0)
 				return 0;
 			break;
+		default:
+			/* A word: plain characters up to an operator. */
+			for (w = s; *s != '\0' && strchr(" \t\n;&|()<>{}'\"`\\#",
+			    *s) == NULL; s++)
+				;
+			if (s == w) {		/* "<" or ">" */
+				s++;
+				cmdpos = 0;
+			} else if (cmdpos && (depth += cronline_keyword(w,
+			    (size_t)(s - w), &cmdpos)) < 0)
+				return 0;
+			continue;
 		}
 		s++;
 	}

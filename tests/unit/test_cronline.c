@@ -80,8 +80,15 @@ static const struct {
 	{ "test -x /usr/sbin/foo && foo", "test -x /usr/sbin/foo", "foo" },
 	{ "[ -x /usr/bin/foo ] && foo -q", "[ -x /usr/bin/foo ]", "foo -q" },
 	{ "  test -x /a&&b", "test -x /a", "b" },
+	/* php's: a compound command after. */
 	{ "[ -x /usr/lib/php/sessionclean ] && if [ ! -d /run/systemd/system ]"
-	    "; then /usr/lib/php/sessionclean; fi", NULL, NULL },
+	    "; then /usr/lib/php/sessionclean; fi",
+	    "[ -x /usr/lib/php/sessionclean ]", "if [ ! -d /run/systemd/system ]"
+	    "; then /usr/lib/php/sessionclean; fi" },
+	{ "test -x /a && while read l; do echo $l; done", "test -x /a",
+	    "while read l; do echo $l; done" },
+	{ "test -x /a && for f in a b; do run \"$f\"; done", "test -x /a",
+	    "for f in a b; do run \"$f\"; done" },
 	/* certbot's: an escaped "!", and a chain after. */
 	{ "test -x /usr/bin/certbot -a \\! -d /run/systemd/system && perl -e "
 	    "'sleep int(rand(43200))' && certbot -q renew",
@@ -124,6 +131,14 @@ static const struct {
 	{ "echo test && b", NULL, NULL },
 	{ "test -x /a \\", NULL, NULL },
 	{ "test -x /a && b\nc", NULL, NULL },
+	/* Keywords count only in command position. */
+	{ "test -x /a && echo if; echo fi", NULL, NULL },
+	{ "test -x /a && echo done; b", NULL, NULL },
+	{ "test -x /a && if b; then c; fi; d", NULL, NULL },
+	{ "test -x /a && if b; then c; fi || d", NULL, NULL },
+	{ "test -x /a && fi", NULL, NULL },
+	{ "test -x /a && if b; then c", NULL, NULL },
+	{ "test -x /a && case $x in a) b;; esac", NULL, NULL },
 };
 
 int
