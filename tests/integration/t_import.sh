@@ -196,12 +196,14 @@ HOME=@OUT@
 * * * * * env > env
 * * * * * test -x /nonexistent/foo && echo ran > skipped
 * * * * * [ -d / ] && echo ran > ran
+SHELL=/bin/bash
+* * * * * [[ -n $BASH_VERSION ]] && echo "$SHELL" > bash
 EOF
 run_cmd "$TICKCTL" import-crontab --prefix e "$dir/escapes"
 expect_eq "escapes: exit" "$rc" 0
 printf '%s\n' "$out" > "$jobs/escapes.job"
 daemon_start
-for n in 1 2 3 4 5 6 7 8 9; do
+for n in 1 2 3 4 5 6 7 8 9 10; do
 	run_cmd ctl run "e-$n" --wait
 done
 bytes() { od -An -c "$dir/out/$1"; }
@@ -224,4 +226,6 @@ expect_eq "test ... &&: the instance skipped, reason condition" \
     "$(sql "SELECT status || '|' || coalesce(reason, '') FROM runs
     WHERE job = 'e-8' ORDER BY id DESC LIMIT 1")" "skipped|condition"
 expect_eq "[ ... ] &&: run" "$(cat "$dir/out/ran")" "ran"
+expect_eq "SHELL=/bin/bash: the command run by bash, as cron" \
+    "$(cat "$dir/out/bash")" "/bin/bash"
 done_ok
