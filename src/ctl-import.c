@@ -136,18 +136,27 @@ ctl_import_quote(const char *s)
 	return out;
 }
 
-/* The value of the crontab's variable name so far, or NULL. */
-static const char *
-ctl_import_getvar(const struct ctl_import *im, const char *name)
+/* The index of the crontab's variable name so far, or nvars. */
+static size_t
+ctl_import_findvar(const struct ctl_import *im, const char *name)
 {
 	size_t	i, n = strlen(name);
 
 	for (i = 0; i < im->nvars; i++) {
 		if (strncmp(im->vars[i], name, n) == 0 &&
 		    im->vars[i][n] == '=')
-			return im->vars[i] + n + 1;
+			break;
 	}
-	return NULL;
+	return i;
+}
+
+/* The value of the crontab's variable name so far, or NULL. */
+static const char *
+ctl_import_getvar(const struct ctl_import *im, const char *name)
+{
+	size_t	i = ctl_import_findvar(im, name);
+
+	return i < im->nvars ? im->vars[i] + strlen(name) + 1 : NULL;
 }
 
 /* Split off the next blank-separated word of *sp. */
@@ -219,12 +228,7 @@ ctl_import_var(struct ctl_import *im, const char *line)
 		    "the job's user\n\n", value);
 		goto out;
 	}
-	for (i = 0; i < im->nvars; i++) {
-		if (strncmp(im->vars[i], name, strlen(name)) == 0 &&
-		    im->vars[i][strlen(name)] == '=')
-			break;
-	}
-	if (i == im->nvars) {
+	if ((i = ctl_import_findvar(im, name)) == im->nvars) {
 		im->vars = xreallocarray(im->vars, im->nvars + 1,
 		    sizeof *im->vars);
 		im->vars[im->nvars++] = NULL;
@@ -248,8 +252,9 @@ ctl_import_isdir(const char *path)
 
 /*
  * The job's directory: cron changes into $HOME (the crontab's, else the
- * user's) and ignores a failure.  A HOME of the crontab that exists
- * becomes workdir; a directory missing here is said in a comment.
+ * user's) and ignores a failure, staying in /.  A HOME of the crontab
+ * becomes workdir (/ when it is not a directory here, said so); a
+ * user's home missing here is said in a comment (tickd runs in / then).
  */
 static void
 ctl_import_workdir(const struct ctl_import *im, const char *user)
@@ -261,15 +266,17 @@ ctl_import_workdir(const struct ctl_import *im, const char *user)
 		(void)printf("workdir = %s\n", home);
 		return;
 	}
-	if (home != NULL)
-		(void)printf("# HOME=%s is not a directory here: cron stays "
-		    "in / when it cannot change into it\n", home);
+	if (home != NULL) {
+		(void)printf("# workdir: / (HOME=%s is not a directory here; "
+		    "cron ignores the failed chdir)\nworkdir = /\n", home);
+		return;
+	}
 	if (user == NULL)
 		return;
 	if ((pw = getpwnam(user)) == NULL)
 		(void)printf("# user %s is not in the password database "
 		    "here\n", user);
-	else if (home == NULL && !ctl_import_isdir(pw->pw_dir))
+	else if (!ctl_import_isdir(pw->pw_dir))
 		(void)printf("# workdir: / (home %s does not exist; cron "
 		    "ignores the failed chdir)\n", pw->pw_dir);
 }

@@ -162,14 +162,21 @@ expect_match "same names: all valid" "$(first "$out")" "*: 4 jobs valid, 0 probl
 rm "$jobs/same.job"
 
 # The working directory: nobody's home (/nonexistent) is said per entry;
-# a HOME of the crontab that exists is the job's workdir, as cron
-# changes into $HOME.
-printf '0 1 * * * nobody true\nHOME=%s\n0 2 * * * nobody true\n' "$dir" \
-    > "$dir/homes"
+# a HOME of the crontab is the job's workdir, as cron changes into $HOME
+# (/ when it is missing: cron ignores the failed chdir).
+printf '%s\n' '0 1 * * * nobody true' "HOME=$dir" '0 2 * * * nobody true' \
+    'HOME=/nonexistent/x' '0 3 * * * nobody true' > "$dir/homes"
 run_cmd "$TICKCTL" import-crontab --system --prefix h "$dir/homes"
 expect_match "missing home: said" "$out" \
     "*\[h-1\]*# workdir: / (home /nonexistent does not exist; cron ignores the failed chdir)*\[h-2\]*"
 expect_match "HOME of the crontab: workdir" "$out" "*\[h-2\]*workdir = $dir
+*"
+expect_match "HOME of the crontab missing: workdir /, said" "$out" \
+    "*\[h-3\]
+schedule = 0 3 \* \* \*
+user = nobody
+# workdir: / (HOME=/nonexistent/x is not a directory here; cron ignores the failed chdir)
+workdir = /
 *"
 
 # Debian's mdadm (its \% in a $(date)): the command as cron runs it.
