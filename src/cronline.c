@@ -133,7 +133,9 @@ cronline_cat(char **out, const char *s, size_t n, int quote)
  * allocated: printf '%s\n' 'line' ... | cmd.  Input without a final
  * newline gets a format of its own.  A command with ";", "&", "|", "#" or
  * a newline goes in braces, on lines of its own, so that the whole of it
- * reads the input as under cron.
+ * reads the input as under cron; one that ends with "\" (which a newline
+ * after it would turn into a line continuation) goes to /bin/sh -c, as
+ * cron gives it.
  */
 char *
 cronline_feed(const char *cmd, const char *input)
@@ -159,9 +161,14 @@ cronline_feed(const char *cmd, const char *input)
 		if (nl[0] != '\n')
 			break;
 	}
-	if (strpbrk(cmd, ";&|#\n") != NULL) {
+	n = strlen(cmd);
+	if (n > 0 && cmd[n - 1] == '\\') {
+		/* "\" then a newline would join lines: as cron, sh -c. */
+		cronline_cat(&out, " | /bin/sh -c ", 14, 0);
+		cronline_cat(&out, cmd, n, 1);
+	} else if (strpbrk(cmd, ";&|#\n") != NULL) {
 		cronline_cat(&out, " | {\n", 5, 0);
-		cronline_cat(&out, cmd, strlen(cmd), 0);
+		cronline_cat(&out, cmd, n, 0);
 		cronline_cat(&out, "\n}", 2, 0);
 	} else {
 		cronline_cat(&out, " | ", 3, 0);

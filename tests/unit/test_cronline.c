@@ -69,6 +69,11 @@ static const struct {
 	{ "a && b", "x\n", "printf '%s\\n' 'x' | {\na && b\n}" },
 	{ "a; b", "x\n", "printf '%s\\n' 'x' | {\na; b\n}" },
 	{ "a # c", "x\n", "printf '%s\\n' 'x' | {\na # c\n}" },
+	/* A final "\\" is no line continuation: sh -c, as cron. */
+	{ "a; echo 100\\", "x\n", "printf '%s\\n' 'x' | /bin/sh -c "
+	    "'a; echo 100\\'" },
+	{ "echo it's\\", "x\n", "printf '%s\\n' 'x' | /bin/sh -c "
+	    "'echo it'\\''s\\'" },
 };
 
 /* A command -> its condition and the rest, or no split (NULL). */
