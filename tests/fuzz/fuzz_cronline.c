@@ -6,7 +6,8 @@
  * give a command no longer than the text and an input only after a "%";
  * escaping any command as a crontab needs ("\" as "\\", "%" as "\%") and
  * splitting it again must give it back, with no input.  cronline_feed
- * must start with printf and end with the command.  cronline_condition,
+ * must start with printf and end with the command, its braces, or (a
+ * command ending in "\\") with it quoted for /bin/sh -c.  cronline_condition,
  * when it splits, must cut the text into the test, blanks, "&&", blanks
  * and the rest, the test starting with "test" or "[".
  */
@@ -24,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char			*cond, *rest;
 	const char		*s, *r;
 	struct cronline_cmd	 c, back;
-	size_t			 n;
+	size_t			 n, m;
 
 	cronline_percent(text, &c);
 	FUZZ_CHECK(strlen(c.command) <= strlen(text), "\"%s\": command "
@@ -54,10 +55,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = strlen(feed);
 		FUZZ_CHECK(strncmp(feed, "printf '", 8) == 0, "feed \"%s\"",
 		    feed);
-		FUZZ_CHECK((n >= 2 && strcmp(feed + n - 2, "\n}") == 0) ||
-		    (n >= strlen(c.command) && strcmp(feed + n -
-		    strlen(c.command), c.command) == 0), "feed \"%s\" does not "
-		    "end with \"%s\"", feed, c.command);
+		m = strlen(c.command);
+		if (m > 0 && c.command[m - 1] == '\\')
+			FUZZ_CHECK(strstr(feed, " | /bin/sh -c '") != NULL &&
+			    strcmp(feed + n - 2, "\\'") == 0, "feed \"%s\" of "
+			    "\"%s\" is not /bin/sh -c", feed, c.command);
+		else
+			FUZZ_CHECK(strcmp(feed + n - 2, "\n}") == 0 ||
+			    (n >= m && strcmp(feed + n - m, c.command) == 0),
+			    "feed \"%s\" does not end with \"%s\"", feed,
+			    c.command);
 		free(feed);
 	}
 
