@@ -56,7 +56,7 @@ ALL_CFLAGS	= $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc $(LIBEV_CFLAGS) \
 ALL_LDFLAGS	= $(LDFLAGS) $(SANFLAGS)
 
 # Pure modules: no I/O beyond reading zone files, no libev, no SQLite.
-LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
+LIB_SRCS	= src/civil.c src/cronexpr.c src/cronline.c src/duration.c src/envp.c \
 		  src/mounts.c src/rfc3339.c src/policy.c src/schedule.c \
 		  src/shwords.c src/tz.c src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)

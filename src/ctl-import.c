@@ -6,25 +6,38 @@
  * Reads user crontabs (crontab(5): five fields and a command) or, with
  * --system or for /etc/crontab and the files of /etc/cron.d, system
  * crontabs (a user column after the fields), and prints one job file on
- * stdout for review:
- * one [section] per entry, the original line as a comment.  Variables
- * become "environment" lines of the jobs after them; CRON_TZ becomes
- * "timezone"; MAILTO and a SHELL other than /bin/sh are noted, since
- * tickd sends no mail (use on_failure) and always runs /bin/sh.  A "%" in
- * a command (cron's newline, and the start of the command's stdin) is
- * turned into a printf piped into the command; "\%" is a plain "%".  An
- * entry tickd cannot parse is printed commented out, with the reason, and
- * makes the exit status 1.
+ * stdout for review, so that each entry behaves as under Debian's cron:
+ * a header naming tickd's defaults that differ from cron, then one
+ * [section] per entry, the original line as a comment.  Ids are
+ * unique across one run: a file name already used gets -2, -3...
  *
- * DIAGNOSTICS: unreadable files and usage errors on stderr; exit 2 for
- * usage, 1 when any entry could not be converted.
+ * Each job gets cron's environment: the variables before it, then
+ * PATH=/usr/bin:/bin and SHELL=/bin/sh unless the crontab set them (HOME
+ * and LOGNAME come from the user, as cron takes them; a LOGNAME of the
+ * crontab is dropped, as cron overrides it).  CRON_TZ becomes "timezone",
+ * said per entry on stdout and stderr, since Debian's cron ignores it.
+ * The command is what cron hands /bin/sh (cronline.c: "%", "\%", "\\"),
+ * its input fed by printf; a SHELL other than /bin/sh runs it as cron
+ * would.  A leading "test ... &&" becomes only_if.  A HOME of the crontab
+ * becomes workdir (cron changes into $HOME); a home directory missing at
+ * import time is said per entry (the job runs in /).  An entry tickd
+ * cannot parse is printed commented out, with the reason, and makes the
+ * exit status 1.
+ *
+ * DIAGNOSTICS: unreadable files and usage errors on stderr, a CRON_TZ
+ * line per entry that has one; exit 2 for usage, 1 when any entry could
+ * not be converted.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cronline.h"
 #include "ctl.h"
 #include "schedule.h"
 #include "xmalloc.h"
@@ -38,7 +51,7 @@ const struct ctl_cmd ctl_import_cmd = {
 	ctl_import_exec,
 };
 
-/* The state of one file's conversion. */
+/* The state of one run, and of the file being converted. */
 struct ctl_import {
 	const char	*file;
 	const char	*prefix;
@@ -49,7 +62,50 @@ struct ctl_import {
 	char		*tz;		/* CRON_TZ */
 	int		 n;		/* entries converted */
 	int		 bad;		/* entries that could not be */
+	char		**prefixes;	/* used in this run */
+	size_t		 nprefixes;
 };
+
+/* What the header says: tickd's defaults that are not cron's. */
+static const char ctl_import_header[] =
+"# Converted by tickctl import-crontab to behave as under Debian's cron.\n"
+"# Review before installing into the jobs directory.\n"
+"#\n"
+"# Set to match cron: each job's environment (the crontab's variables,\n"
+"# and PATH=/usr/bin:/bin and SHELL=/bin/sh unless it set them; HOME and\n"
+"# LOGNAME are the user's); the command as cron hands it to its shell\n"
+"# (\"%\" starts the standard input, then is a newline; \"\\%\" is \"%\" and\n"
+"# \"\\\\\" is \"\\\" before it); a leading \"test ... &&\" as only_if (a run it\n"
+"# stops is recorded skipped, reason condition, not failed, as cron did\n"
+"# not care); a HOME of the crontab as workdir.\n"
+"#\n"
+"# tickd's defaults that differ from cron (tickd.job(5)), kept; add the\n"
+"# key to a job for cron's way:\n"
+"#   overlap = skip: an instance due while the last one runs is skipped;\n"
+"#     cron starts another copy (overlap = allow, max_parallel = 1000).\n"
+"#   misfire = run_once: an instance missed while tickd was down runs once\n"
+"#     when it starts; cron forgot it (misfire = skip).\n"
+"#   misfire_grace = 60s: an instance started later than that (tickd\n"
+"#     stopped, the host suspended) is a missed one; cron ran those of\n"
+"#     a clock jump of up to 3 hours late, once each, and forgot the rest.\n"
+"#   recover = rerun: an instance cut short by a tickd crash runs again;\n"
+"#     cron's jobs outlived it and none ran twice (recover = abandon).\n"
+"#   exit status: non-zero fails the run (tickctl check, on_failure,\n"
+"#     retry_on_exit with retries, 0 by default); cron only logged it.\n"
+"#   output: to the journal, the last output_keep = 64k kept per run; cron\n"
+"#     mailed it to MAILTO or the user.  tickd sends no mail: on_failure.\n"
+"#   timeout = 0: no limit, as cron; kill_signal and kill_grace apply\n"
+"#     when a run is stopped (tickctl, shutdown); cron never stopped one.\n"
+"#   [daemon] max_running = 256 processes at once (tickd.conf(5)); cron\n"
+"#     had no limit.\n"
+"#   workdir: the user's home, or / when it does not exist, as cron.\n"
+"#   environment: tickd adds USER; cron on Debian added pam_env's\n"
+"#     variables (/etc/environment, /etc/default/locale: LANG).\n"
+"#   dst_gap, dst_fold = auto: a fixed-time entry runs once across a DST\n"
+"#     change, as under Debian's cron.\n"
+"#   CRON_TZ: tickd follows it (timezone); Debian's cron ignored it.\n"
+"#   @reboot: when tickd starts after a boot.\n"
+"\n";
 
 /* Print a value that may span lines as continuation lines. */
 static void
@@ -87,48 +143,27 @@ ctl_import_quote(const char *s)
 	return out;
 }
 
-/*
- * Cron's "%" rule: the first unescaped % ends the command, the rest is
- * its stdin with each further % a newline; "\%" is a literal %.  Returns
- * the command for /bin/sh (allocated).
- */
-static char *
-ctl_import_command(const char *cmd)
+/* The index of the crontab's variable name so far, or nvars. */
+static size_t
+ctl_import_findvar(const struct ctl_import *im, const char *name)
 {
-	char	*plain = xmalloc(strlen(cmd) + 1), *input = NULL, *o = plain;
-	char	*out, *q, *line, *p;
-	size_t	 len;
+	size_t	i, n = strlen(name);
 
-	for (; *cmd != '\0'; cmd++) {
-		if (cmd[0] == '\\' && cmd[1] == '%') {
-			*o++ = '%';
-			cmd++;
-			continue;
-		}
-		if (*cmd == '%' && input == NULL) {
-			*o++ = '\0';
-			input = o;
-			continue;
-		}
-		*o++ = *cmd == '%' ? '\n' : *cmd;
+	for (i = 0; i < im->nvars; i++) {
+		if (strncmp(im->vars[i], name, n) == 0 &&
+		    im->vars[i][n] == '=')
+			break;
 	}
-	*o = '\0';
-	if (input == NULL)
-		return plain;
-	/* printf 'line1\nline2\n' | command, each line quoted. */
-	out = xstrdup("printf '%s\\n'");
-	for (p = input; (line = strsep(&p, "\n")) != NULL;) {
-		q = ctl_import_quote(line);
-		len = strlen(out) + strlen(q) + 2;
-		out = xreallocarray(out, len, 1);
-		(void)strcat(out, " ");
-		(void)strcat(out, q);
-		free(q);
-	}
-	q = xasprintf("%s | %s", out, plain);
-	free(out);
-	free(plain);
-	return q;
+	return i;
+}
+
+/* The value of the crontab's variable name so far, or NULL. */
+static const char *
+ctl_import_getvar(const struct ctl_import *im, const char *name)
+{
+	size_t	i = ctl_import_findvar(im, name);
+
+	return i < im->nvars ? im->vars[i] + strlen(name) + 1 : NULL;
 }
 
 /* Split off the next blank-separated word of *sp. */
@@ -150,7 +185,11 @@ ctl_import_word(char **sp)
 	return w;
 }
 
-/* A variable line "NAME = value" (quotes removed); 1 if it was one. */
+/*
+ * A variable line "NAME = value" (quotes removed); 1 if it was one.  Each
+ * becomes the environment of the jobs after it, as cron exports them all
+ * (MAILTO, CRON_TZ and SHELL too), but LOGNAME, which cron sets itself.
+ */
 static int
 ctl_import_var(struct ctl_import *im, const char *line)
 {
@@ -187,28 +226,97 @@ ctl_import_var(struct ctl_import *im, const char *line)
 	} else if (strcmp(name, "MAILTO") == 0) {
 		(void)printf("# MAILTO=%s: tickd sends no mail; use on_failure "
 		    "(tickd.job(5)) to be told of failures\n\n", value);
-	} else if (strcmp(name, "SHELL") == 0) {
-		if (strcmp(value, "/bin/sh") != 0)
-			(void)printf("# SHELL=%s: tickd runs commands with "
-			    "/bin/sh; wrap them (%s -c '...') if they need "
-			    "it\n\n", value, value);
-	} else {
-		for (i = 0; i < im->nvars; i++) {
-			if (strncmp(im->vars[i], name, strlen(name)) == 0 &&
-			    im->vars[i][strlen(name)] == '=')
-				break;
-		}
-		if (i == im->nvars) {
-			im->vars = xreallocarray(im->vars, im->nvars + 1,
-			    sizeof *im->vars);
-			im->vars[im->nvars++] = NULL;
-		}
-		free(im->vars[i]);
-		im->vars[i] = xasprintf("%s=%s", name, value);
+	} else if (strcmp(name, "SHELL") == 0 &&
+	    strcmp(value, "/bin/sh") != 0) {
+		(void)printf("# SHELL=%s: the commands after this run with "
+		    "%s -c, as cron ran them\n\n", value, value);
+	} else if (strcmp(name, "LOGNAME") == 0) {
+		(void)printf("# LOGNAME=%s: dropped, as cron sets LOGNAME to "
+		    "the job's user\n\n", value);
+		goto out;
 	}
+	if ((i = ctl_import_findvar(im, name)) == im->nvars) {
+		im->vars = xreallocarray(im->vars, im->nvars + 1,
+		    sizeof *im->vars);
+		im->vars[im->nvars++] = NULL;
+	}
+	free(im->vars[i]);
+	im->vars[i] = xasprintf("%s=%s", name, value);
+out:
 	free(name);
 	free(value);
 	return 1;
+}
+
+/* Whether path is a directory here. */
+static int
+ctl_import_isdir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/*
+ * The job's directory: cron changes into $HOME (the crontab's, else the
+ * user's) and ignores a failure, staying in /.  A HOME of the crontab
+ * becomes workdir (/ when it is not a directory here, said so); a
+ * user's home missing here is said in a comment (tickd runs in / then).
+ */
+static void
+ctl_import_workdir(const struct ctl_import *im, const char *user)
+{
+	const char	*home = ctl_import_getvar(im, "HOME");
+	struct passwd	*pw;
+
+	if (home != NULL && home[0] == '/' && ctl_import_isdir(home)) {
+		(void)printf("workdir = %s\n", home);
+		return;
+	}
+	if (home != NULL) {
+		(void)printf("# workdir: / (HOME=%s is not a directory here; "
+		    "cron ignores the failed chdir)\nworkdir = /\n", home);
+		return;
+	}
+	if (user == NULL)
+		return;
+	if ((pw = getpwnam(user)) == NULL)
+		(void)printf("# user %s is not in the password database "
+		    "here\n", user);
+	else if (!ctl_import_isdir(pw->pw_dir))
+		(void)printf("# workdir: / (home %s does not exist; cron "
+		    "ignores the failed chdir)\n", pw->pw_dir);
+}
+
+/*
+ * The command tickd runs for cron's command text cmd, and its condition
+ * (*cond, or NULL); allocated.
+ */
+static char *
+ctl_import_command(const struct ctl_import *im, const char *text,
+    char **cond)
+{
+	const char		*shell = ctl_import_getvar(im, "SHELL");
+	struct cronline_cmd	 c;
+	char			*cmd, *rest, *q;
+
+	*cond = NULL;
+	cronline_percent(text, &c);
+	if (shell != NULL && strcmp(shell, "/bin/sh") != 0) {
+		q = ctl_import_quote(c.command);
+		cmd = xasprintf("%s -c %s", shell, q);
+		free(q);
+	} else if (cronline_condition(c.command, cond, &rest))
+		cmd = rest;
+	else
+		cmd = xstrdup(c.command);
+	if (c.input != NULL) {
+		q = cronline_feed(cmd, c.input);
+		free(cmd);
+		cmd = q;
+	}
+	cronline_cmd_free(&c);
+	return cmd;
 }
 
 /* Convert one entry line. */
@@ -216,7 +324,7 @@ static void
 ctl_import_entry(struct ctl_import *im, const char *orig, int lineno)
 {
 	char		*line = xstrdup(orig), *p = line, *w, *sched = NULL;
-	char		*user = NULL, *cmd, *cause = NULL;
+	char		*user = NULL, *cmd, *cond, *cause = NULL;
 	struct schedule	*s = NULL;
 	size_t		 i;
 	int		 nf;
@@ -242,7 +350,7 @@ ctl_import_entry(struct ctl_import *im, const char *orig, int lineno)
 	}
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (*p == '\0') {
+	if (*p == '\0' || *p == '%') {
 		cause = xstrdup("no command");
 		goto bad;
 	}
@@ -253,14 +361,28 @@ ctl_import_entry(struct ctl_import *im, const char *orig, int lineno)
 	(void)printf("# %s:%d: %s\n[%s-%d]\n", im->file, lineno, orig,
 	    im->prefix, im->n);
 	(void)printf("schedule = %s\n", sched);
-	if (im->tz != NULL)
-		(void)printf("timezone = %s\n", im->tz);
+	if (im->tz != NULL) {
+		(void)printf("# CRON_TZ=%s: Debian's cron ignores it (this "
+		    "entry ran on the system's clock); tickd follows it\n"
+		    "timezone = %s\n", im->tz, im->tz);
+		ctl_error("import-crontab: %s:%d: CRON_TZ=%s: Debian's cron "
+		    "ignores it, tickd follows it (timezone = %s)", im->file,
+		    lineno, im->tz, im->tz);
+	}
 	if (im->user != NULL || user != NULL)
 		(void)printf("user = %s\n", im->user != NULL ? im->user : user);
+	ctl_import_workdir(im, im->user != NULL ? im->user : user);
 	for (i = 0; i < im->nvars; i++)
 		(void)printf("environment = %s\n", im->vars[i]);
-	cmd = ctl_import_command(p);
+	if (ctl_import_getvar(im, "PATH") == NULL)
+		(void)printf("environment = PATH=/usr/bin:/bin\n");
+	if (ctl_import_getvar(im, "SHELL") == NULL)
+		(void)printf("environment = SHELL=/bin/sh\n");
+	cmd = ctl_import_command(im, p, &cond);
+	if (cond != NULL)
+		ctl_import_value("only_if", cond);
 	ctl_import_value("command", cmd);
+	free(cond);
 	free(cmd);
 	(void)printf("\n");
 	goto out;
@@ -289,11 +411,7 @@ ctl_import_file(struct ctl_import *im)
 		ctl_error("import-crontab: %s: %m", im->file);
 		return -1;
 	}
-	(void)printf("# Converted from %s by tickctl import-crontab.\n"
-	    "# Review before installing into the jobs directory: tickd "
-	    "runs each\n# command with /bin/sh -c, once per instance "
-	    "(overlap = skip by\n# default, where cron would start a "
-	    "second copy).\n\n", im->file);
+	(void)printf("# From %s:\n\n", im->file);
 	while ((len = getline(&line, &cap, f)) != -1) {
 		lineno++;
 		for (n = (size_t)len; n > 0 && (line[n - 1] == '\n' ||
@@ -318,12 +436,18 @@ ctl_import_file(struct ctl_import *im)
 	return 0;
 }
 
-/* A job id prefix from a file name: its base name, in [A-Za-z0-9_.-]. */
+/*
+ * A job id prefix from a file name: its base name, in [A-Za-z0-9_.-],
+ * then -2, -3... if an earlier file of the run had it (ids prefix-n of
+ * different prefixes never meet: n has no "-").
+ */
 static char *
-ctl_import_prefix(const char *file)
+ctl_import_prefix(struct ctl_import *im, const char *file)
 {
 	const char	*base = strrchr(file, '/');
-	char		*p, *out;
+	char		*p, *out, *try;
+	size_t		 i;
+	int		 k;
 
 	out = xstrdup(base != NULL ? base + 1 : file);
 	for (p = out; *p != '\0'; p++) {
@@ -335,7 +459,21 @@ ctl_import_prefix(const char *file)
 		free(out);
 		out = xstrdup("cron");
 	}
-	return out;
+	for (k = 1;; k++) {
+		try = k == 1 ? xstrdup(out) : xasprintf("%s-%d", out, k);
+		for (i = 0; i < im->nprefixes; i++) {
+			if (strcmp(im->prefixes[i], try) == 0)
+				break;
+		}
+		if (i == im->nprefixes)
+			break;
+		free(try);
+	}
+	free(out);
+	im->prefixes = xreallocarray(im->prefixes, im->nprefixes + 1,
+	    sizeof *im->prefixes);
+	im->prefixes[im->nprefixes++] = try;
+	return try;
 }
 
 static int
@@ -350,7 +488,7 @@ ctl_import_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	};
 	struct ctl_import	 im;
 	const char		*prefix = NULL;
-	char			*auto_prefix;
+	size_t			 j;
 	int			 ch, system = 0, rc = CTL_EXIT_OK, i;
 
 	(void)ctx;
@@ -388,19 +526,22 @@ ctl_import_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		    ctl_import_cmd.usage);
 		return CTL_EXIT_USAGE;
 	}
+	(void)fputs(ctl_import_header, stdout);
 	for (i = optind; i < argc; i++) {
 		im.file = argv[i];
-		auto_prefix = prefix == NULL ? ctl_import_prefix(argv[i]) :
-		    NULL;
-		im.prefix = prefix != NULL ? prefix : auto_prefix;
+		/* --prefix: one numbering for the run; else one per file. */
+		im.prefix = prefix != NULL ? prefix :
+		    ctl_import_prefix(&im, argv[i]);
 		im.system = system || strcmp(argv[i], "/etc/crontab") == 0 ||
 		    strncmp(argv[i], "/etc/cron.d/", 12) == 0;
 		if (prefix == NULL)
 			im.n = 0;
 		if (ctl_import_file(&im) == -1)
 			rc = CTL_EXIT_FAIL;
-		free(auto_prefix);
 	}
+	for (j = 0; j < im.nprefixes; j++)
+		free(im.prefixes[j]);
+	free(im.prefixes);
 	if (im.bad > 0) {
 		ctl_error("import-crontab: %d entr%s could not be converted "
 		    "(commented out in the output)", im.bad,
