@@ -72,7 +72,7 @@ DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 CTL_SRCS	= src/ctl-check.c src/ctl-ctx.c src/ctl-env.c src/ctl-fmt.c \
 		  src/ctl-import.c \
 		  src/ctl-history.c src/ctl-job.c src/ctl-json.c \
-		  src/ctl-list.c src/ctl-metrics.c src/ctl-migrate.c \
+		  src/ctl-list.c src/ctl-logs.c src/ctl-metrics.c src/ctl-migrate.c \
 		  src/ctl-next.c \
 		  src/ctl-pause.c src/ctl-request.c src/ctl-run.c \
 		  src/ctl-show.c src/ctl-stats.c src/ctl-status.c
