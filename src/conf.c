@@ -2659,6 +2659,54 @@ conf_load_files(const char *path, char *const *files, size_t n, uid_t uid,
 }
 
 /*
+ * Validate a configuration as tickd -n and tickctl check do, as this
+ * process's user: path (its jobs directory, or the job files given
+ * instead), with fn as in conf_load_with.  Prints each cause on stderr,
+ * "PROG: PATH is invalid" when nothing loads, the warnings ("warning:
+ * ..."), then on stdout "WHAT: N jobs valid, N problems[, N warnings]"
+ * and how jobs are tracked.  0: valid, 1: problems, -1: invalid.
+ */
+int
+conf_check_report(const char *prog, const char *path, char *const *files,
+    size_t nfiles, conf_controllers_fn fn, void *arg)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct conf		*c;
+	const char		*what;
+	char			 many[64];
+	size_t			 i;
+	int			 rc;
+
+	c = conf_read_all(path, NULL, geteuid(), getegid(), fn, arg,
+	    nfiles > 0 ? files : NULL, nfiles, &causes);
+	for (i = 0; i < causes.n; i++)
+		(void)fprintf(stderr, "%s\n", causes.v[i]);
+	if (c == NULL) {
+		(void)fprintf(stderr, "%s: %s is invalid\n", prog, path);
+		conf_causes_free(&causes);
+		return -1;
+	}
+	/* Warnings do not make the configuration invalid. */
+	for (i = 0; i < c->warnings.n; i++)
+		(void)fprintf(stderr, "warning: %s\n", c->warnings.v[i]);
+	/* What was checked: tickd.conf, or the job files given. */
+	(void)snprintf(many, sizeof many, "%zu job files", nfiles);
+	what = nfiles == 0 ? path : nfiles == 1 ? files[0] : many;
+	if (c->warnings.n > 0)
+		(void)printf("%s: %zu jobs valid, %zu problems, %zu "
+		    "warnings\n", what, c->njobs, causes.n, c->warnings.n);
+	else
+		(void)printf("%s: %zu jobs valid, %zu problems\n", what,
+		    c->njobs, causes.n);
+	if (c->tracking != NULL)
+		(void)printf("jobs are tracked by %s\n", c->tracking);
+	rc = causes.n > 0 ? 1 : 0;
+	conf_causes_free(&causes);
+	conf_free(c);
+	return rc;
+}
+
+/*
  * conf_load, taking from prev the jobs of the job files that have not
  * changed since prev read them (conf_file_take).  prev loses them.
  */

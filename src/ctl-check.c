@@ -3,6 +3,7 @@
  * Nagios-style monitoring.
  *
  *   tickctl [--json] check [--strict]
+ *   tickctl check FILE.job... | tickd.conf [FILE.job...]
  *
  * Problems (exit 1):
  *   - the configuration, loaded exactly as the daemon loads it, as the
@@ -32,6 +33,10 @@
  * JSON: the summary object (status, problems, warnings, jobs, tracking),
  * then one object per finding (severity, kind, job, message).
  *
+ * With FILE arguments: only those files are validated, without a daemon
+ * or a store, with the lines and the summary of tickd -n (ctl_check_files);
+ * exit 1 on any problem (text only).
+ *
  * DIAGNOSTICS: usage errors exit 2; everything found is output, not an
  * error message.
  */
@@ -55,7 +60,7 @@ static int	ctl_check_exec(int, char **, struct ctl_ctx *);
 
 const struct ctl_cmd ctl_check_cmd = {
 	"check",
-	"[--strict]",
+	"[--strict] [FILE.job | tickd.conf ...]",
 	"validate the configuration and look for trouble (exit 1 if any)",
 	ctl_check_exec,
 };
@@ -186,6 +191,41 @@ ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
 	store_query_nodes_free(v, n);
 }
 
+/*
+ * tickctl check FILE...: validate those files alone, without a daemon or
+ * a store, as tickd -n does (conf_check_report): job files (names ending
+ * ".job") with the tickd.conf among the arguments (at most one), else
+ * with -c's; a tickd.conf alone with its jobs directory.  Exit 1 on any
+ * problem.
+ */
+static int
+ctl_check_files(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	const char	*conf = NULL;
+	char		**jobs;
+	size_t		 n = 0, len;
+	int		 i, rc;
+
+	jobs = xcalloc((size_t)argc + 1, sizeof *jobs);
+	for (i = 0; i < argc; i++) {
+		len = strlen(argv[i]);
+		if (len > 4 && strcmp(argv[i] + len - 4, ".job") == 0)
+			jobs[n++] = argv[i];
+		else if (conf == NULL)
+			conf = argv[i];
+		else {
+			ctl_error("check: \"%s\" and \"%s\": one tickd.conf "
+			    "at most (job files end in .job)", conf, argv[i]);
+			free(jobs);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	rc = conf_check_report("tickctl", conf != NULL ? conf : ctx->config,
+	    jobs, n, store_query_controllers, NULL);
+	free(jobs);
+	return rc == 0 ? CTL_EXIT_OK : CTL_EXIT_FAIL;
+}
+
 /* tickctl check: collect every finding, then the summary and them. */
 static int
 ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
@@ -218,10 +258,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			return ctl_getopt_error(&ctl_check_cmd, ch, argv);
 		}
 	}
-	if (optind < argc) {
-		ctl_error("check: unexpected argument \"%s\"", argv[optind]);
-		return CTL_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return ctl_check_files(ctx, argc - optind, argv + optind);
 
 	memset(&f, 0, sizeof f);
 	c = ctl_ctx_conf_quiet(ctx);
