@@ -2659,6 +2659,38 @@ conf_load_files(const char *path, char *const *files, size_t n, uid_t uid,
 }
 
 /*
+ * How many files the causes name: the distinct PATH of causes that begin
+ * "PATH:LINE: " (tickctl status and check count "N problems in M files").
+ */
+size_t
+conf_causes_files(const struct conf_causes *causes)
+{
+	const char	*p, *q, *other;
+	size_t		 i, k, len, n = 0;
+
+	for (i = 0; i < causes->n; i++) {
+		/* The first ":digits:" ends the path. */
+		for (p = causes->v[i]; (p = strchr(p, ':')) != NULL; p++) {
+			for (q = p + 1; *q >= '0' && *q <= '9'; q++)
+				;
+			if (q > p + 1 && *q == ':')
+				break;
+		}
+		if (p == NULL)
+			continue;
+		len = (size_t)(p - causes->v[i]);
+		for (k = 0; k < i; k++) {
+			other = causes->v[k];
+			if (strncmp(other, causes->v[i], len) == 0 &&
+			    other[len] == ':')
+				break;
+		}
+		n += k == i;
+	}
+	return n;
+}
+
+/*
  * Validate a configuration as tickd -n and tickctl check do, as this
  * process's user: path (its jobs directory, or the job files given
  * instead), with fn as in conf_load_with.  Prints each cause on stderr,

@@ -198,6 +198,7 @@ void		 conf_keep_job(struct conf *, struct conf *, size_t);
 void		 conf_causes_add(struct conf_causes *, const char *, ...)
 		     __attribute__((format(printf, 2, 3)));
 void		 conf_causes_free(struct conf_causes *);
+size_t		 conf_causes_files(const struct conf_causes *);
 void		 job_def_free(struct job_def *);
 const char	*job_def_where(const struct job_def *, char *, size_t);
 const char	*job_def_workdir(const struct job_def *);

@@ -240,8 +240,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	struct ctl_json		 j;
 	struct conf		*c;
 	const char		*status;
-	char			*cause = NULL, summary[256];
-	size_t			 i, nwarn, njobs = 0;
+	char			*cause = NULL, summary[384], conf_what[128];
+	size_t			 i, nwarn, njobs = 0, nfiles, nbad;
 	int			 ch, strict = 0, rc;
 
 	opterr = 0;
@@ -300,15 +300,24 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	if (ctx->store != NULL)
 		ctl_check_nodes(ctx, c, &f);
 	nwarn = f.n - f.ncritical;
+	/* As status counts: the causes, the files they name, the bad ids. */
+	nfiles = conf_causes_files(&ctx->causes);
+	nbad = c != NULL ? c->nbad_ids : 0;
+	conf_what[0] = '\0';
+	if (ctx->causes.n > 0)
+		(void)snprintf(conf_what, sizeof conf_what, " (%zu in the "
+		    "configuration, in %zu file%s; %zu job%s in error)",
+		    ctx->causes.n, nfiles, nfiles == 1 ? "" : "s", nbad,
+		    nbad == 1 ? "" : "s");
 	status = f.ncritical > 0 ? "CRITICAL" : nwarn > 0 ? "WARNING" : "OK";
 	if (f.n == 0)
 		(void)snprintf(summary, sizeof summary, "%zu jobs, daemon "
 		    "running, nothing wrong", njobs);
 	else
-		(void)snprintf(summary, sizeof summary, "%zu problem%s, %zu "
-		    "warning%s (%zu jobs valid)", f.ncritical,
-		    f.ncritical == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
-		    njobs);
+		(void)snprintf(summary, sizeof summary, "%zu problem%s%s, "
+		    "%zu warning%s (%zu jobs valid)", f.ncritical,
+		    f.ncritical == 1 ? "" : "s", conf_what, nwarn,
+		    nwarn == 1 ? "" : "s", njobs);
 	if (ctx->as_uid != geteuid()) {
 		size_t n = strlen(summary);
 
@@ -324,6 +333,9 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_json_str(&j, "status", status);
 		ctl_json_int(&j, "problems", (int64_t)f.ncritical);
 		ctl_json_int(&j, "warnings", (int64_t)nwarn);
+		ctl_json_int(&j, "config_problems", (int64_t)ctx->causes.n);
+		ctl_json_int(&j, "files_in_error", (int64_t)nfiles);
+		ctl_json_int(&j, "jobs_in_error", (int64_t)nbad);
 		ctl_json_int(&j, "jobs", (int64_t)njobs);
 		ctl_json_bool(&j, "strict", strict);
 		ctl_json_int(&j, "as_uid", (int64_t)ctx->as_uid);

@@ -192,7 +192,7 @@ expect_eq "status: exit" "$rc" 0
 expect_match "status: daemon" "$out" "daemon   running, pid $tickd_pid, since 20*Z (*s ago)
 config   $dir/tickd.conf
 state    $db (schema *)
-jobs     8 loaded, 1 in error
+jobs     8 loaded, 1 in error; 1 problem in 1 file (tickctl check lists them)
 running  *
 tracked  by *"
 run_cmd ctl --json status
