@@ -472,6 +472,12 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 contrib/tickctl.bash \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
+	install -d $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0644 contrib/_tickctl \
+	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_tickctl
+	install -m 0644 contrib/tickctl.fish \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tickctl.fish
 	install -d $(DESTDIR)$(UNITDIR)
 	sed $(UNIT_SED) systemd/tickd.service.in > \
 	    $(DESTDIR)$(UNITDIR)/tickd.service
@@ -495,6 +501,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man5/tickd.job.5 \
 	    $(DESTDIR)$(MANDIR)/man8/tickd.8 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl \
+	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_tickctl \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tickctl.fish \
 	    $(DESTDIR)$(UNITDIR)/tickd.service
 	@echo "left in place: $(SYSCONFDIR)/tickd and /var/lib/tickd"
 
