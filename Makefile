@@ -187,7 +187,7 @@ $(B)/bench/bench_store: $(B)/bench/bench_store.o $(DLIB) $(LIB)
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
 		  libsystemd-dev tzdata mandoc python3 faketime sqlite3 \
 		  libpq-dev postgresql \
-		  systemd
+		  systemd systemd-journal-remote
 
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
