@@ -168,6 +168,7 @@ ctl_logs_store_pass(struct ctl_logs *L, struct store_query *q, int only_new)
 	struct store_query_filter	 f;
 	struct store_query_run		*v = NULL, *r;
 	struct store_query_attempt	*a;
+	const char			*id;
 	char				*cause = NULL;
 	size_t				 n = 0, na, i, k;
 	int				 printed = 0, found;
@@ -179,12 +180,18 @@ ctl_logs_store_pass(struct ctl_logs *L, struct store_query *q, int only_new)
 	if (L->run_id == NULL &&
 	    store_query_history(q, &f, &v, &n, &cause) == -1)
 		goto fail;
-	for (i = L->run_id != NULL ? 0 : n; L->run_id != NULL ? i < 1 : i > 0;
-	    L->run_id != NULL ? i++ : i--) {
-		found = store_query_run(q, L->run_id != NULL ? L->run_id :
-		    v[i - 1].run_id, &r, &a, &na, &cause);
+	/* Oldest first: history gives the newest first. */
+	for (i = L->run_id != NULL ? 1 : n; i > 0; i--) {
+		id = L->run_id != NULL ? L->run_id : v[i - 1].run_id;
+		found = store_query_run(q, id, &r, &a, &na, &cause);
 		if (found == -1)
 			goto fail;
+		if (found == 0 && L->run_id != NULL && !only_new) {
+			ctl_error("logs: no run \"%s\" in %s (tickctl "
+			    "history %s lists them)", id, L->ctx->conf->state,
+			    L->job);
+			return -1;
+		}
 		if (found == 0)
 			continue;
 		if (L->run_id != NULL && strcmp(r->job, L->job) != 0) {

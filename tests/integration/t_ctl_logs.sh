@@ -47,6 +47,9 @@ for l in sys.stdin: print(json.loads(l)["run_id"])')" "$last"
 run_cmd ctl logs quiet "$first"
 expect_eq "logs: another job's run: exit" "$rc" 1
 expect_match "logs: another job's run: message" "$err" "*is of job \"echo\"*"
+run_cmd ctl logs echo "echo@2000-01-01T00:00:00Z"
+expect_eq "logs: unknown run: exit" "$rc" 1
+expect_match "logs: unknown run: message" "$err" "tickctl: logs: no run \"echo@2000-01-01T00:00:00Z\" in *"
 run_cmd ctl logs nosuch
 expect_eq "logs: unknown job: exit" "$rc" 2
 run_cmd ctl logs --source journal echo
