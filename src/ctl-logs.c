@@ -78,7 +78,7 @@ struct ctl_logs {
 	int		 follow;
 	int64_t		*seen;		/* store: rowid << 16 | attempt */
 	size_t		 nseen;
-	char		 hdr_run[64];	/* journal: the header printed last */
+	char		 hdr_run[256];	/* journal: the header printed last */
 	int		 hdr_attempt;
 };
 
@@ -289,7 +289,7 @@ ctl_logs_entry(struct ctl_logs *L, sd_journal *jr)
 	struct store_query_attempt	*a = NULL;
 	struct store_query		*q;
 	struct ctl_json			 j;
-	char				 id[64], att[16], at[64], prio[8];
+	char				 id[256], att[16], at[64], prio[8];
 	char				 msg[8192], *cause = NULL;
 	const char			*status = NULL;
 	int64_t				 sched = -1;
@@ -396,7 +396,7 @@ static int
 ctl_logs_journal(struct ctl_logs *L)
 {
 	sd_journal	*jr;
-	char		 id[64], **runs;
+	char		 id[256], **runs;
 	size_t		 nruns = 0, i;
 	int		 e, found, printed = 0, rc = CTL_EXIT_OK;
 

@@ -589,6 +589,10 @@ fuzz_run(const char *words, size_t size, int argc, struct fuzz_run *out)
 	fuzz_out_open(&fuzz_stdout);
 	fuzz_out_open(&fuzz_stderr);
 	fuzz_raw_stderr = 0;
+	/* check FILE prints tickd -n's lines ("file:line: key: ..."). */
+	for (i = 1; i <= argc; i++)
+		if (strcmp(argv[i], "check") == 0)
+			fuzz_raw_stderr = 1;
 	fuzz_wait_rc = -2;
 	fuzz_req_hash = UINT64_C(0xcbf29ce484222325);
 	fuzz_nreq = 0;
