@@ -2696,11 +2696,12 @@ conf_causes_files(const struct conf_causes *causes)
  * instead), with fn as in conf_load_with.  Prints each cause on stderr,
  * "PROG: PATH is invalid" when nothing loads, the warnings ("warning:
  * ..."), then on stdout "WHAT: N jobs valid, N problems[, N warnings]"
- * and how jobs are tracked.  0: valid, 1: problems, -1: invalid.
+ * and how jobs are tracked; *nwarnings (if not NULL) the warnings.
+ * 0: valid, 1: problems, -1: invalid.
  */
 int
 conf_check_report(const char *prog, const char *path, char *const *files,
-    size_t nfiles, conf_controllers_fn fn, void *arg)
+    size_t nfiles, conf_controllers_fn fn, void *arg, size_t *nwarnings)
 {
 	struct conf_causes	 causes = { NULL, 0 };
 	struct conf		*c;
@@ -2721,6 +2722,8 @@ conf_check_report(const char *prog, const char *path, char *const *files,
 	/* Warnings do not make the configuration invalid. */
 	for (i = 0; i < c->warnings.n; i++)
 		(void)fprintf(stderr, "warning: %s\n", c->warnings.v[i]);
+	if (nwarnings != NULL)
+		*nwarnings = c->warnings.n;
 	/* What was checked: tickd.conf, or the job files given. */
 	(void)snprintf(many, sizeof many, "%zu job files", nfiles);
 	what = nfiles == 0 ? path : nfiles == 1 ? files[0] : many;

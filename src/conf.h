@@ -189,7 +189,7 @@ struct conf	*conf_load_with(const char *, uid_t, gid_t, conf_controllers_fn,
 struct conf	*conf_load_files(const char *, char *const *, size_t, uid_t,
 		     gid_t, conf_controllers_fn, void *, struct conf_causes *);
 int		 conf_check_report(const char *, const char *, char *const *,
-		     size_t, conf_controllers_fn, void *);
+		     size_t, conf_controllers_fn, void *, size_t *);
 void		 conf_free(struct conf *);
 const char	*conf_ignored_why(const char *);
 struct job_def	*conf_job(const struct conf *, const char *);

@@ -35,7 +35,7 @@
  *
  * With FILE arguments: only those files are validated, without a daemon
  * or a store, with the lines and the summary of tickd -n (ctl_check_files);
- * exit 1 on any problem (text only).
+ * exit 1 on any problem, or warning with --strict (text only).
  *
  * DIAGNOSTICS: usage errors exit 2; everything found is output, not an
  * error message.
@@ -196,14 +196,14 @@ ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
  * a store, as tickd -n does (conf_check_report): job files (names ending
  * ".job") with the tickd.conf among the arguments (at most one), else
  * with -c's; a tickd.conf alone with its jobs directory.  Exit 1 on any
- * problem.
+ * problem, or warning with --strict.
  */
 static int
-ctl_check_files(struct ctl_ctx *ctx, int argc, char **argv)
+ctl_check_files(struct ctl_ctx *ctx, int argc, char **argv, int strict)
 {
 	const char	*conf = NULL;
 	char		**jobs;
-	size_t		 n = 0, len;
+	size_t		 n = 0, len, nwarn = 0;
 	int		 i, rc;
 
 	jobs = xcalloc((size_t)argc + 1, sizeof *jobs);
@@ -221,9 +221,10 @@ ctl_check_files(struct ctl_ctx *ctx, int argc, char **argv)
 		}
 	}
 	rc = conf_check_report("tickctl", conf != NULL ? conf : ctx->config,
-	    jobs, n, store_query_controllers, NULL);
+	    jobs, n, store_query_controllers, NULL, &nwarn);
 	free(jobs);
-	return rc == 0 ? CTL_EXIT_OK : CTL_EXIT_FAIL;
+	return rc == 0 && (!strict || nwarn == 0) ? CTL_EXIT_OK :
+	    CTL_EXIT_FAIL;
 }
 
 /* tickctl check: collect every finding, then the summary and them. */
@@ -259,7 +260,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		}
 	}
 	if (optind < argc)
-		return ctl_check_files(ctx, argc - optind, argv + optind);
+		return ctl_check_files(ctx, argc - optind, argv + optind,
+		    strict);
 
 	memset(&f, 0, sizeof f);
 	c = ctl_ctx_conf_quiet(ctx);

@@ -73,7 +73,7 @@ tickd_check(const char *path, char *const *files, size_t nfiles)
 {
 	/* Limits checked against what the daemon recorded it can enforce. */
 	switch (conf_check_report("tickd", path, files, nfiles,
-	    store_query_controllers, NULL)) {
+	    store_query_controllers, NULL, NULL)) {
 	case -1:
 		return SERVER_EXIT_CONFIG;
 	case 0:

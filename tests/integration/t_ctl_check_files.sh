@@ -49,6 +49,18 @@ expect_match "check a bad tickd.conf: cause" "$err" \
     "$dir/bad.conf:2: frobnicate: *"
 run_cmd "$TICKCTL" check "$dir/tickd.conf" "$dir/bad.conf"
 expect_eq "check two tickd.conf: exit" "$rc" 2
+# A warning (as root: a program others may change): exit 1 only with
+# --strict.
+if [ "$(id -u)" = 0 ]; then
+	printf '#!/bin/sh\n' >"$dir/repo/ww.sh"
+	chmod 777 "$dir/repo/ww.sh"
+	printf '[w]\nschedule = @daily\ncommand = %s\n' "$dir/repo/ww.sh" >w.job
+	run_cmd "$TICKCTL" check w.job
+	expect_eq "check a warning: exit" "$rc" 0
+	expect_match "check a warning: line" "$err" "warning: w.job:3: command: *"
+	run_cmd "$TICKCTL" check --strict w.job
+	expect_eq "check --strict a warning: exit" "$rc" 1
+fi
 # No daemon ran: no state database was created.
 checks=$((checks + 1))
 [ ! -e "$db" ] || fail "check FILE created the state database"
