@@ -159,8 +159,9 @@ ctl_logs_store_attempt(struct ctl_logs *L, const struct store_query_run *r,
 
 /*
  * Print the attempts of the runs wanted (the last L->limit, or
- * L->run_id), oldest first; with only_new, those that ended and were not
- * printed yet.  The number printed, or -1 (said).
+ * L->run_id), oldest first; when following, only those that ended (the
+ * output tail is kept at the end), and with only_new those not printed
+ * yet.  The number printed, or -1 (said).
  */
 static int
 ctl_logs_store_pass(struct ctl_logs *L, struct store_query *q, int only_new)
@@ -203,7 +204,7 @@ ctl_logs_store_pass(struct ctl_logs *L, struct store_query *q, int only_new)
 			return -1;
 		}
 		for (k = 0; k < na; k++) {
-			if (only_new && a[k].finished_ms == -1)
+			if ((only_new || L->follow) && a[k].finished_ms == -1)
 				continue;
 			if (ctl_logs_seen(L, r->rowid, a[k].attempt,
 			    a[k].finished_ms != -1) && only_new)
