@@ -74,7 +74,7 @@ DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 CTL_SRCS	= src/ctl-check.c src/ctl-ctx.c src/ctl-env.c src/ctl-fmt.c \
 		  src/ctl-import.c \
 		  src/ctl-history.c src/ctl-job.c src/ctl-json.c \
-		  src/ctl-list.c src/ctl-metrics.c src/ctl-migrate.c \
+		  src/ctl-list.c src/ctl-logs.c src/ctl-metrics.c src/ctl-migrate.c \
 		  src/ctl-next.c \
 		  src/ctl-pause.c src/ctl-request.c src/ctl-run.c \
 		  src/ctl-show.c src/ctl-stats.c src/ctl-status.c
@@ -189,7 +189,7 @@ $(B)/bench/bench_store: $(B)/bench/bench_store.o $(DLIB) $(LIB)
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
 		  libsystemd-dev tzdata mandoc python3 faketime sqlite3 \
 		  libpq-dev postgresql \
-		  systemd
+		  systemd systemd-journal-remote
 
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
@@ -474,6 +474,12 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 contrib/tickctl.bash \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl
+	install -d $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0644 contrib/_tickctl \
+	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_tickctl
+	install -m 0644 contrib/tickctl.fish \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tickctl.fish
 	install -d $(DESTDIR)$(UNITDIR)
 	sed $(UNIT_SED) systemd/tickd.service.in > \
 	    $(DESTDIR)$(UNITDIR)/tickd.service
@@ -497,6 +503,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man5/tickd.job.5 \
 	    $(DESTDIR)$(MANDIR)/man8/tickd.8 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tickctl \
+	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_tickctl \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tickctl.fish \
 	    $(DESTDIR)$(UNITDIR)/tickd.service
 	@echo "left in place: $(SYSCONFDIR)/tickd and /var/lib/tickd"
 

@@ -54,14 +54,17 @@ _tickctl() {
 	--id)
 		COMPREPLY=($(compgen -W "$(_tickctl_jobs)" -- "$cur"))
 		return ;;
+	--source)
+		COMPREPLY=($(compgen -W "auto journal store" -- "$cur"));
+		return ;;
 	--status)
 		COMPREPLY=($(compgen -W "queued running retrying succeeded
 		    failed dead skipped interrupted abandoned terminated
 		    unknown" -- "$cur")); return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "list status next history show run
-		    replay pause resume reload stats metrics env check
+		COMPREPLY=($(compgen -W "list status next history show logs
+		    run replay pause resume reload stats metrics env check
 		    import-crontab migrate-state -c --config --json --help
 		    --version" \
 		    -- "$cur"))
@@ -88,10 +91,23 @@ _tickctl() {
 			[ -n "${COMP_LINE+set}" ] &&
 			    COMPREPLY=("${COMPREPLY[@]#"$pre"}") ;;
 		esac ;;
+	logs)
+		case $cur in
+		-*)	COMPREPLY=($(compgen -W "-f --follow --limit --source
+			    --help" -- "$cur")) ;;
+		*@*)	COMPREPLY=($(compgen -W "$(_tickctl_runs \
+			    "${cur%%@*}")" -- "$cur"))
+			[ -n "${COMP_LINE+set}" ] &&
+			    COMPREPLY=("${COMPREPLY[@]#"$pre"}") ;;
+		*)	COMPREPLY=($(compgen -W "$(_tickctl_jobs)" -- "$cur")) ;;
+		esac ;;
 	check)
-		COMPREPLY=($(compgen -W "--strict --help" -- "$cur")) ;;
+		case $cur in
+		-*)	COMPREPLY=($(compgen -W "--strict --help" -- "$cur")) ;;
+		*)	COMPREPLY=($(compgen -f -- "$cur")) ;;
+		esac ;;
 	migrate-state)
-		COMPREPLY=($(compgen -W "--to --node --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "--to --node --merge --help" -- "$cur")) ;;
 	import-crontab)
 		case $cur in
 		-*)	COMPREPLY=($(compgen -W "--system --prefix --user

@@ -65,9 +65,11 @@
 #include "envp.h"
 #include "log.h"
 #include "policy.h"
+#include "rfc3339.h"
 #include "schedule.h"
 #include "shwords.h"
 #include "store.h"
+#include "tz.h"
 #include "xmalloc.h"
 
 #define CONF_ID_MAX	48	/* inih keeps 50 bytes of a section name */
@@ -2697,6 +2699,117 @@ conf_load_files(const char *path, char *const *files, size_t n, uid_t uid,
     gid_t gid, conf_controllers_fn fn, void *arg, struct conf_causes *causes)
 {
 	return conf_read_all(path, NULL, uid, gid, fn, arg, files, n, causes);
+}
+
+/*
+ * How many files the causes name: the distinct PATH of causes that begin
+ * "PATH:LINE: " (tickctl status and check count "N problems in M files").
+ */
+size_t
+conf_causes_files(const struct conf_causes *causes)
+{
+	const char	*p, *q, *other;
+	size_t		 i, k, len, n = 0;
+
+	for (i = 0; i < causes->n; i++) {
+		/* The first ":digits:" ends the path. */
+		for (p = causes->v[i]; (p = strchr(p, ':')) != NULL; p++) {
+			for (q = p + 1; *q >= '0' && *q <= '9'; q++)
+				;
+			if (q > p + 1 && *q == ':')
+				break;
+		}
+		if (p == NULL)
+			continue;
+		len = (size_t)(p - causes->v[i]);
+		for (k = 0; k < i; k++) {
+			other = causes->v[k];
+			if (strncmp(other, causes->v[i], len) == 0 &&
+			    other[len] == ':')
+				break;
+		}
+		n += k == i;
+	}
+	return n;
+}
+
+/*
+ * The jobs whose schedules end (a Quartz year field): when they fire for
+ * the last time, or that they never fire again.
+ */
+static void
+conf_check_last(const struct conf *c)
+{
+	const struct job_def	*d;
+	char			 buf[RFC3339_BUFSZ];
+	int64_t			 last;
+	int32_t			 utoff;
+	size_t			 i;
+
+	for (i = 0; i < c->njobs; i++) {
+		d = c->jobs[i];
+		if (schedule_last(d->schedule, d->tz, d->gap, d->fold,
+		    &last) == -1)
+			continue;
+		(void)tz_to_local(d->tz, last, &utoff);
+		rfc3339_format(last, utoff, buf, sizeof buf);
+		(void)printf("%s:%d: [%s] %s %s; then never (its years end "
+		    "in %d)\n", d->file, d->line, d->id, last > time(NULL) ?
+		    "last fires at" : "fired last at", buf,
+		    cronexpr_last_year(schedule_cron(d->schedule)));
+	}
+}
+
+/*
+ * Validate a configuration as tickd -n and tickctl check do, as this
+ * process's user: path (its jobs directory, or the job files given
+ * instead), with fn as in conf_load_with.  Prints each cause on stderr,
+ * "PROG: PATH is invalid" when nothing loads, the warnings ("warning:
+ * ..."), then on stdout "WHAT: N jobs valid, N problems[, N warnings]"
+ * and how jobs are tracked; *nwarnings (if not NULL) the warnings.
+ * 0: valid, 1: problems, -1: invalid.
+ */
+int
+conf_check_report(const char *prog, const char *path, char *const *files,
+    size_t nfiles, conf_controllers_fn fn, void *arg, size_t *nwarnings)
+{
+	struct conf_causes	 causes = { NULL, 0 };
+	struct conf		*c;
+	const char		*what;
+	char			 many[64];
+	size_t			 i;
+	int			 rc;
+
+	c = conf_read_all(path, NULL, geteuid(), getegid(), fn, arg,
+	    nfiles > 0 ? files : NULL, nfiles, &causes);
+	for (i = 0; i < causes.n; i++)
+		(void)fprintf(stderr, "%s\n", causes.v[i]);
+	if (c == NULL) {
+		(void)fprintf(stderr, "%s: %s is invalid\n", prog, path);
+		conf_causes_free(&causes);
+		return -1;
+	}
+	/* Warnings do not make the configuration invalid. */
+	for (i = 0; i < c->warnings.n; i++)
+		(void)fprintf(stderr, "warning: %s\n", c->warnings.v[i]);
+	if (nwarnings != NULL)
+		*nwarnings = c->warnings.n;
+	/* What was checked: tickd.conf, or the job files given. */
+	(void)snprintf(many, sizeof many, "%zu job files", nfiles);
+	what = nfiles == 0 ? path : nfiles == 1 ? files[0] : many;
+	if (c->warnings.n > 0)
+		(void)printf("%s: %zu jobs valid, %zu problems, %zu "
+		    "warnings\n", what, c->njobs, causes.n, c->warnings.n);
+	else
+		(void)printf("%s: %zu jobs valid, %zu problems\n", what,
+		    c->njobs, causes.n);
+	if (c->tracking != NULL)
+		(void)printf("jobs are tracked by %s\n", c->tracking);
+	conf_check_last(c);
+	rc = causes.n > 0 ? 1 : 0;
+	conf_causes_free(&causes);
+	conf_free(c);
+	return rc;
 }
 
 /*

@@ -189,6 +189,8 @@ struct conf	*conf_load_with(const char *, uid_t, gid_t, conf_controllers_fn,
 		     void *, struct conf_causes *);
 struct conf	*conf_load_files(const char *, char *const *, size_t, uid_t,
 		     gid_t, conf_controllers_fn, void *, struct conf_causes *);
+int		 conf_check_report(const char *, const char *, char *const *,
+		     size_t, conf_controllers_fn, void *, size_t *);
 void		 conf_free(struct conf *);
 const char	*conf_ignored_why(const char *);
 struct job_def	*conf_job(const struct conf *, const char *);
@@ -197,6 +199,7 @@ void		 conf_keep_job(struct conf *, struct conf *, size_t);
 void		 conf_causes_add(struct conf_causes *, const char *, ...)
 		     __attribute__((format(printf, 2, 3)));
 void		 conf_causes_free(struct conf_causes *);
+size_t		 conf_causes_files(const struct conf_causes *);
 void		 job_def_free(struct job_def *);
 const char	*job_def_where(const struct job_def *, char *, size_t);
 const char	*job_def_workdir(const struct job_def *);

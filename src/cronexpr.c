@@ -824,7 +824,7 @@ cronexpr_local_next(const struct cronexpr *e, int64_t from, int64_t limit,
 	return 0;
 }
 
-/* Whether local time (civil seconds) matches every field; for tests. */
+/* Whether local time (civil seconds) matches every field. */
 int
 cronexpr_match_local(const struct cronexpr *e, int64_t local)
 {
@@ -847,6 +847,62 @@ cronexpr_match_local(const struct cronexpr *e, int64_t local)
 		return 0;
 	return (e->month >> c.month & 1) && (e->hour >> c.hour & 1) &&
 	    (e->min >> c.min & 1) && (e->sec >> c.sec & 1);
+}
+
+/*
+ * What DST did to instant t, a firing instant of e in zone z (as
+ * cronexpr_next returns them; no change to how they are chosen): *nominal
+ * is the local time (civil seconds) e asked for.  GAP_SHIFTED: that local
+ * time does not exist and t is the first instant after the gap (the
+ * earliest local time of the gap that matches e is the nominal one);
+ * FOLD_FIRST or FOLD_SECOND: the local time of t occurs twice and t is
+ * its earlier or later instant; else NONE.
+ */
+enum cronexpr_dst
+cronexpr_dst(const struct cronexpr *e, const struct tz *z, int64_t t,
+    int64_t *nominal)
+{
+	struct tz_period	 p;
+	int64_t			 local, l, occ[TZ_OCC_MAX], step;
+	int32_t			 off;
+
+	local = tz_to_local(z, t, &off);
+	*nominal = local;
+	if (!cronexpr_match_local(e, local)) {
+		/* The clock jumped at t from t + p.utoff to local. */
+		tz_period_at(z, t - 1, &p);
+		step = cronexpr_has_seconds(e) ? 1 : 60;
+		l = t + p.utoff;
+		l = l % step == 0 ? l : l - ((l % step) + step) % step + step;
+		for (; l < local; l += step) {
+			if (cronexpr_match_local(e, l)) {
+				*nominal = l;
+				return CRONEXPR_DST_GAP_SHIFTED;
+			}
+		}
+		return CRONEXPR_DST_NONE;	/* not one of e's instants */
+	}
+	if (tz_local_to_utc(z, local, occ, NULL) > 1)
+		return occ[0] == t ? CRONEXPR_DST_FOLD_FIRST :
+		    CRONEXPR_DST_FOLD_SECOND;
+	return CRONEXPR_DST_NONE;
+}
+
+/* The name of a DST decision: "gap-shifted", "fold-first", ..., NULL. */
+const char *
+cronexpr_dst_name(enum cronexpr_dst d)
+{
+	switch (d) {
+	case CRONEXPR_DST_GAP_SHIFTED:
+		return "gap-shifted";
+	case CRONEXPR_DST_FOLD_FIRST:
+		return "fold-first";
+	case CRONEXPR_DST_FOLD_SECOND:
+		return "fold-second";
+	case CRONEXPR_DST_NONE:
+	default:
+		return NULL;
+	}
 }
 
 /*

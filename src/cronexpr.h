@@ -33,6 +33,14 @@ struct cronexpr_opts {
 	uint64_t		 hash;
 };
 
+/* What DST did to one firing instant (cronexpr_dst). */
+enum cronexpr_dst {
+	CRONEXPR_DST_NONE = 0,		/* its local time exists once */
+	CRONEXPR_DST_GAP_SHIFTED,	/* shifted out of a gap */
+	CRONEXPR_DST_FOLD_FIRST,	/* the first of a time occurring twice */
+	CRONEXPR_DST_FOLD_SECOND	/* the second of it */
+};
+
 struct cronexpr	*cronexpr_parse(const char *, const struct cronexpr_opts *,
 		     char **);
 const char	*cronexpr_resolved(const struct cronexpr *);
@@ -47,5 +55,8 @@ void		 cronexpr_policy(const struct cronexpr *, enum tz_gap *,
 int		 cronexpr_next(const struct cronexpr *, const struct tz *,
 		     enum tz_gap, enum tz_fold, int64_t, int64_t *);
 int		 cronexpr_match_local(const struct cronexpr *, int64_t);
+enum cronexpr_dst cronexpr_dst(const struct cronexpr *, const struct tz *,
+		     int64_t, int64_t *);
+const char	*cronexpr_dst_name(enum cronexpr_dst);
 
 #endif /* TICKD_CRONEXPR_H */

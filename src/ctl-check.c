@@ -3,6 +3,7 @@
  * Nagios-style monitoring.
  *
  *   tickctl [--json] check [--strict]
+ *   tickctl check FILE.job... | tickd.conf [FILE.job...]
  *
  * Problems (exit 1):
  *   - the configuration, loaded exactly as the daemon loads it, as the
@@ -32,6 +33,10 @@
  * JSON: the summary object (status, problems, warnings, jobs, tracking),
  * then one object per finding (severity, kind, job, message).
  *
+ * With FILE arguments: only those files are validated, without a daemon
+ * or a store, with the lines and the summary of tickd -n (ctl_check_files);
+ * exit 1 on any problem, or warning with --strict (text only).
+ *
  * DIAGNOSTICS: usage errors exit 2; everything found is output, not an
  * error message.
  */
@@ -55,7 +60,7 @@ static int	ctl_check_exec(int, char **, struct ctl_ctx *);
 
 const struct ctl_cmd ctl_check_cmd = {
 	"check",
-	"[--strict]",
+	"[--strict] [FILE.job | tickd.conf ...]",
 	"validate the configuration and look for trouble (exit 1 if any)",
 	ctl_check_exec,
 };
@@ -186,6 +191,42 @@ ctl_check_nodes(struct ctl_ctx *ctx, const struct conf *c,
 	store_query_nodes_free(v, n);
 }
 
+/*
+ * tickctl check FILE...: validate those files alone, without a daemon or
+ * a store, as tickd -n does (conf_check_report): job files (names ending
+ * ".job") with the tickd.conf among the arguments (at most one), else
+ * with -c's; a tickd.conf alone with its jobs directory.  Exit 1 on any
+ * problem, or warning with --strict.
+ */
+static int
+ctl_check_files(struct ctl_ctx *ctx, int argc, char **argv, int strict)
+{
+	const char	*conf = NULL;
+	char		**jobs;
+	size_t		 n = 0, len, nwarn = 0;
+	int		 i, rc;
+
+	jobs = xcalloc((size_t)argc + 1, sizeof *jobs);
+	for (i = 0; i < argc; i++) {
+		len = strlen(argv[i]);
+		if (len > 4 && strcmp(argv[i] + len - 4, ".job") == 0)
+			jobs[n++] = argv[i];
+		else if (conf == NULL)
+			conf = argv[i];
+		else {
+			ctl_error("check: \"%s\" and \"%s\": one tickd.conf "
+			    "at most (job files end in .job)", conf, argv[i]);
+			free(jobs);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	rc = conf_check_report("tickctl", conf != NULL ? conf : ctx->config,
+	    jobs, n, store_query_controllers, NULL, &nwarn);
+	free(jobs);
+	return rc == 0 && (!strict || nwarn == 0) ? CTL_EXIT_OK :
+	    CTL_EXIT_FAIL;
+}
+
 /* tickctl check: collect every finding, then the summary and them. */
 static int
 ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
@@ -200,8 +241,8 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	struct ctl_json		 j;
 	struct conf		*c;
 	const char		*status;
-	char			*cause = NULL, summary[256];
-	size_t			 i, nwarn, njobs = 0;
+	char			*cause = NULL, summary[384], conf_what[128];
+	size_t			 i, nwarn, njobs = 0, nfiles, nbad;
 	int			 ch, strict = 0, rc;
 
 	opterr = 0;
@@ -218,10 +259,9 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			return ctl_getopt_error(&ctl_check_cmd, ch, argv);
 		}
 	}
-	if (optind < argc) {
-		ctl_error("check: unexpected argument \"%s\"", argv[optind]);
-		return CTL_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return ctl_check_files(ctx, argc - optind, argv + optind,
+		    strict);
 
 	memset(&f, 0, sizeof f);
 	c = ctl_ctx_conf_quiet(ctx);
@@ -262,15 +302,24 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 	if (ctx->store != NULL)
 		ctl_check_nodes(ctx, c, &f);
 	nwarn = f.n - f.ncritical;
+	/* As status counts: the causes, the files they name, the bad ids. */
+	nfiles = conf_causes_files(&ctx->causes);
+	nbad = c != NULL ? c->nbad_ids : 0;
+	conf_what[0] = '\0';
+	if (ctx->causes.n > 0)
+		(void)snprintf(conf_what, sizeof conf_what, " (%zu in the "
+		    "configuration, in %zu file%s; %zu job%s in error)",
+		    ctx->causes.n, nfiles, nfiles == 1 ? "" : "s", nbad,
+		    nbad == 1 ? "" : "s");
 	status = f.ncritical > 0 ? "CRITICAL" : nwarn > 0 ? "WARNING" : "OK";
 	if (f.n == 0)
 		(void)snprintf(summary, sizeof summary, "%zu jobs, daemon "
 		    "running, nothing wrong", njobs);
 	else
-		(void)snprintf(summary, sizeof summary, "%zu problem%s, %zu "
-		    "warning%s (%zu jobs valid)", f.ncritical,
-		    f.ncritical == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
-		    njobs);
+		(void)snprintf(summary, sizeof summary, "%zu problem%s%s, "
+		    "%zu warning%s (%zu jobs valid)", f.ncritical,
+		    f.ncritical == 1 ? "" : "s", conf_what, nwarn,
+		    nwarn == 1 ? "" : "s", njobs);
 	if (ctx->as_uid != geteuid()) {
 		size_t n = strlen(summary);
 
@@ -286,6 +335,9 @@ ctl_check_exec(int argc, char **argv, struct ctl_ctx *ctx)
 		ctl_json_str(&j, "status", status);
 		ctl_json_int(&j, "problems", (int64_t)f.ncritical);
 		ctl_json_int(&j, "warnings", (int64_t)nwarn);
+		ctl_json_int(&j, "config_problems", (int64_t)ctx->causes.n);
+		ctl_json_int(&j, "files_in_error", (int64_t)nfiles);
+		ctl_json_int(&j, "jobs_in_error", (int64_t)nbad);
 		ctl_json_int(&j, "jobs", (int64_t)njobs);
 		ctl_json_bool(&j, "strict", strict);
 		ctl_json_int(&j, "as_uid", (int64_t)ctx->as_uid);

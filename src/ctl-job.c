@@ -149,19 +149,21 @@ int
 ctl_job_dst(const struct job_def *d, int64_t t)
 {
 	const struct cronexpr	*e;
-	int64_t			 local, occ[TZ_OCC_MAX];
-	int32_t			 off;
-	int			 flags = 0;
+	int64_t			 nominal;
 
 	if (schedule_kind(d->schedule) != SCHEDULE_CRON || d->tz == NULL ||
 	    (e = schedule_cron(d->schedule)) == NULL)
 		return 0;
-	local = tz_to_local(d->tz, t, &off);
-	if (!cronexpr_match_local(e, local))
-		flags |= CTL_JOB_DST_GAP;
-	if (tz_local_to_utc(d->tz, local, occ, NULL) > 1)
-		flags |= CTL_JOB_DST_FOLD;
-	return flags;
+	switch (cronexpr_dst(e, d->tz, t, &nominal)) {
+	case CRONEXPR_DST_GAP_SHIFTED:
+		return CTL_JOB_DST_GAP;
+	case CRONEXPR_DST_FOLD_FIRST:
+	case CRONEXPR_DST_FOLD_SECOND:
+		return CTL_JOB_DST_FOLD;
+	case CRONEXPR_DST_NONE:
+	default:
+		return 0;
+	}
 }
 
 /* A word for DST notes: "DST gap, shifted", "DST fold", or "". */

@@ -19,10 +19,14 @@
  * With JOB instead of --cron, the schedule, zone and DST policies are the
  * configured job's ("every" schedules too); the output is the same.  With
  * the global --json, each instant is one object {"job", "at"} (RFC 3339
- * UTC) with "local" (as printed without --json) and, for a job, "dst"
- * ("gap" when the instant was shifted out of a gap, "fold" when its local
- * time occurs twice, else null); for --cron "job" is null and "schedule"
- * is added.
+ * UTC) with "local" (as printed without --json), "dst", the DST decision
+ * (cronexpr_dst: "gap-shifted" when the nominal local time does not exist
+ * and the instant is the first after the gap, "fold-first" or
+ * "fold-second" when it occurs twice and this is its first or second
+ * instant, else null) and "nominal", the local time the expression asked
+ * for ("02:30", with seconds when the expression has them; both null for
+ * an "every" schedule); for --cron "job" is null and "schedule" is added.
+ * The text output stays one RFC 3339 instant a line (the contract above).
  *
  * DIAGNOSTICS: errors on stderr through ctl_error.
  */
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil.h"
 #include "conf.h"
 #include "cronexpr.h"
 #include "ctl-job.h"
@@ -71,14 +76,20 @@ ctl_next_count(const char *s)
 	return v;
 }
 
-/* Print one instant: RFC 3339 in zone z, or a JSON object. */
+/*
+ * Print one instant: RFC 3339 in zone z, or a JSON object with the DST
+ * decision of a cron expression e (NULL for an interval) at it.
+ */
 static int
 ctl_next_print(struct ctl_ctx *ctx, struct ctl_json *j,
-    const struct job_def *d, const char *expr, const struct tz *z, int64_t t)
+    const struct job_def *d, const char *expr, const struct cronexpr *e,
+    const struct tz *z, int64_t t)
 {
-	int	dst = d != NULL ? ctl_job_dst(d, t) : 0;
-	char	buf[RFC3339_BUFSZ];
-	int32_t	utoff;
+	enum cronexpr_dst	dst;
+	struct civil		c;
+	char			buf[RFC3339_BUFSZ], nominal[16];
+	int64_t			local;
+	int32_t			utoff;
 
 	(void)tz_to_local(z, t, &utoff);
 	rfc3339_format(t, utoff, buf, sizeof buf);
@@ -90,9 +101,21 @@ ctl_next_print(struct ctl_ctx *ctx, struct ctl_json *j,
 	ctl_json_str(j, "local", buf);
 	if (expr != NULL)
 		ctl_json_str(j, "schedule", expr);
-	else
-		ctl_json_str(j, "dst", (dst & CTL_JOB_DST_GAP) ? "gap" :
-		    (dst & CTL_JOB_DST_FOLD) ? "fold" : NULL);
+	if (e != NULL) {
+		dst = cronexpr_dst(e, z, t, &local);
+		civil_split(local, &c);
+		if (cronexpr_has_seconds(e))
+			(void)snprintf(nominal, sizeof nominal,
+			    "%02d:%02d:%02d", c.hour, c.min, c.sec);
+		else
+			(void)snprintf(nominal, sizeof nominal, "%02d:%02d",
+			    c.hour, c.min);
+		ctl_json_str(j, "dst", cronexpr_dst_name(dst));
+		ctl_json_str(j, "nominal", nominal);
+	} else {
+		ctl_json_null(j, "dst");
+		ctl_json_null(j, "nominal");
+	}
 	ctl_json_close(j);
 	return ctl_json_print(j);
 }
@@ -299,7 +322,9 @@ ctl_next_exec(int argc, char **argv, struct ctl_ctx *ctx)
 			rc = CTL_EXIT_FAIL;
 			break;
 		}
-		if (ctl_next_print(ctx, &j, d, d != NULL ? NULL : expr, zz,
+		if (ctl_next_print(ctx, &j, d, d != NULL ? NULL : expr,
+		    d == NULL ? e : schedule_kind(d->schedule) ==
+		    SCHEDULE_CRON ? schedule_cron(d->schedule) : NULL, zz,
 		    next) == -1)
 			break;
 		t = next;

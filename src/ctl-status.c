@@ -174,7 +174,7 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 	char			 buf[4352], when[CTL_FMT_BUFSZ];
 	char			 ago[CTL_FMT_BUFSZ];
 	struct store_query_node	*nodes = NULL;
-	size_t			 nact = 0, nnodes = 0, i;
+	size_t			 nact = 0, nnodes = 0, i, n, nfiles;
 	int64_t			 since = -1, nrunning = 0, njobs, nbad;
 	long			 pid;
 	int			 rc = CTL_EXIT_OK, ours;
@@ -206,13 +206,14 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		since = ctl_status_pid_since(pid);
 	njobs = ctl_ctx_meta_count(ctx, "jobs");
 	nbad = ctl_ctx_meta_count(ctx, "jobs_in_error");
+	nfiles = conf_causes_files(&ctx->causes);
 	if (njobs == -1 || nbad == -1) {
 		/* The files say what a reload would load, not what runs. */
 		files_why = !dm->running ? "the daemon is not running" :
 		    q == NULL ? "the state cannot be read" :
 		    "the daemon did not record them";
 		njobs = (int64_t)c->njobs;
-		nbad = (int64_t)(c->nbad_ids + c->nbad_files);
+		nbad = (int64_t)c->nbad_ids;
 	}
 
 	if (ctx->json) {
@@ -225,6 +226,8 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 		ctl_json_str(&j, "state_file", c->state);
 		ctl_json_int(&j, "jobs", njobs);
 		ctl_json_int(&j, "jobs_in_error", nbad);
+		ctl_json_int(&j, "problems", (int64_t)ctx->causes.n);
+		ctl_json_int(&j, "files_in_error", (int64_t)nfiles);
 		ctl_json_opt(&j, "running", q != NULL ? nrunning : -1);
 		ctl_json_str(&j, "daemon", dm->running ? "running" :
 		    "not running");
@@ -275,14 +278,21 @@ ctl_status_daemon(struct ctl_ctx *ctx)
 			    "error (from the files: %s)", (long long)njobs,
 			    (long long)nbad, files_why);
 		else if ((size_t)njobs != c->njobs ||
-		    (size_t)nbad != c->nbad_ids + c->nbad_files)
+		    (size_t)nbad != c->nbad_ids)
 			(void)snprintf(buf, sizeof buf, "%lld loaded, %lld in "
 			    "error (the files now say %zu and %zu)",
 			    (long long)njobs, (long long)nbad, c->njobs,
-			    c->nbad_ids + c->nbad_files);
+			    c->nbad_ids);
 		else
 			(void)snprintf(buf, sizeof buf, "%lld loaded, %lld in "
 			    "error", (long long)njobs, (long long)nbad);
+		if (ctx->causes.n > 0) {
+			n = strlen(buf);
+			(void)snprintf(buf + n, sizeof buf - n, "; %zu "
+			    "problem%s in %zu file%s (tickctl check lists "
+			    "them)", ctx->causes.n, ctx->causes.n == 1 ? "" :
+			    "s", nfiles, nfiles == 1 ? "" : "s");
+		}
 		ctl_table_row(&t, "jobs", buf);
 		if (q != NULL)
 			(void)snprintf(buf, sizeof buf, "%lld%s",

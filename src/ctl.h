@@ -62,6 +62,7 @@ extern const struct ctl_cmd ctl_env_cmd;
 extern const struct ctl_cmd ctl_migrate_cmd;
 extern const struct ctl_cmd ctl_history_cmd;
 extern const struct ctl_cmd ctl_list_cmd;
+extern const struct ctl_cmd ctl_logs_cmd;
 extern const struct ctl_cmd ctl_metrics_cmd;
 extern const struct ctl_cmd ctl_next_cmd;
 extern const struct ctl_cmd ctl_show_cmd;

@@ -791,7 +791,8 @@ server_forget(struct server *s)
 
 /*
  * Tell tickctl status how many jobs the daemon loaded and how many are in
- * error (meta "jobs", "jobs_in_error"): the files may have changed since.
+ * error (meta "jobs", "jobs_in_error": the ids defined but invalid, the
+ * rows "error" of tickctl list): the files may have changed since.
  * Inside the caller's transaction; before the pid at start, so that a
  * pid tickctl sees as this daemon's comes with this daemon's counts.
  */
@@ -802,8 +803,7 @@ server_meta_jobs(struct server *s)
 
 	(void)snprintf(buf, sizeof buf, "%zu", s->njobs);
 	if (store_meta_set(s->store, "jobs", buf) == 0) {
-		(void)snprintf(buf, sizeof buf, "%zu", s->conf->nbad_ids +
-		    s->conf->nbad_files);
+		(void)snprintf(buf, sizeof buf, "%zu", s->conf->nbad_ids);
 		if (store_meta_set(s->store, "jobs_in_error", buf) == 0)
 			return;
 	}
@@ -1925,8 +1925,8 @@ server_main(const char *path, int verbose)
 	}
 
 	log_job(LOG_NOTICE, LOG_EV_DAEMON_STARTED, &lj, "ready: %zu jobs "
-	    "(%zu in error), state %s, pid %ld", s->njobs, s->conf->nbad_ids +
-	    s->conf->nbad_files, s->conf->state, (long)getpid());
+	    "(%zu in error), state %s, pid %ld", s->njobs, s->conf->nbad_ids,
+	    s->conf->state, (long)getpid());
 	(void)sd_notify(0, "READY=1");
 	server_status(s);
 	server_pump(s);

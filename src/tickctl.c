@@ -23,6 +23,7 @@ static const struct ctl_cmd *const ctl_cmds[] = {
 	&ctl_next_cmd,
 	&ctl_history_cmd,
 	&ctl_show_cmd,
+	&ctl_logs_cmd,
 	&ctl_run_cmd,
 	&ctl_replay_cmd,
 	&ctl_pause_cmd,

@@ -72,81 +72,20 @@ tickd_stdio(void)
 	}
 }
 
-/*
- * The jobs whose schedules end (a Quartz year field): when they fire for
- * the last time, or that they never fire again.
- */
-static void
-tickd_check_last(const struct conf *c)
-{
-	const struct job_def	*d;
-	char			 buf[RFC3339_BUFSZ];
-	int64_t			 last;
-	int32_t			 utoff;
-	size_t			 i;
-
-	for (i = 0; i < c->njobs; i++) {
-		d = c->jobs[i];
-		if (schedule_last(d->schedule, d->tz, d->gap, d->fold,
-		    &last) == -1)
-			continue;
-		(void)tz_to_local(d->tz, last, &utoff);
-		rfc3339_format(last, utoff, buf, sizeof buf);
-		(void)printf("%s:%d: [%s] %s %s; then never (its years end "
-		    "in %d)\n", d->file, d->line, d->id, last > time(NULL) ?
-		    "last fires at" : "fired last at", buf,
-		    cronexpr_last_year(schedule_cron(d->schedule)));
-	}
-}
-
 /* Validate the configuration; print every problem.  Exit status. */
 static int
 tickd_check(const char *path, char *const *files, size_t nfiles)
 {
-	struct conf_causes	 causes = { NULL, 0 };
-	struct conf		*c;
-	size_t			 i;
-	int			 rc;
-	char			 what[64];
-
 	/* Limits checked against what the daemon recorded it can enforce. */
-	if (nfiles > 0)
-		c = conf_load_files(path, files, nfiles, geteuid(), getegid(),
-		    store_query_controllers, NULL, &causes);
-	else
-		c = conf_load_with(path, geteuid(), getegid(),
-		    store_query_controllers, NULL, &causes);
-	for (i = 0; i < causes.n; i++)
-		(void)fprintf(stderr, "%s\n", causes.v[i]);
-	if (c == NULL) {
-		(void)fprintf(stderr, "tickd: %s is invalid\n", path);
-		rc = SERVER_EXIT_CONFIG;
-	} else {
-		/* Warnings do not make the configuration invalid. */
-		for (i = 0; i < c->warnings.n; i++)
-			(void)fprintf(stderr, "warning: %s\n",
-			    c->warnings.v[i]);
-		/* What was checked: tickd.conf, or the job files given. */
-		if (nfiles > 1)
-			(void)snprintf(what, sizeof what, "%zu job files",
-			    nfiles);
-		if (c->warnings.n > 0)
-			(void)printf("%s: %zu jobs valid, %zu problems, %zu "
-			    "warnings\n", nfiles == 0 ? path : nfiles == 1 ?
-			    files[0] : what, c->njobs, causes.n,
-			    c->warnings.n);
-		else
-			(void)printf("%s: %zu jobs valid, %zu problems\n",
-			    nfiles == 0 ? path : nfiles == 1 ? files[0] : what,
-			    c->njobs, causes.n);
-		if (c->tracking != NULL)
-			(void)printf("jobs are tracked by %s\n", c->tracking);
-		tickd_check_last(c);
-		rc = causes.n > 0 ? 1 : 0;
+	switch (conf_check_report("tickd", path, files, nfiles,
+	    store_query_controllers, NULL, NULL)) {
+	case -1:
+		return SERVER_EXIT_CONFIG;
+	case 0:
+		return 0;
+	default:
+		return 1;
 	}
-	conf_causes_free(&causes);
-	conf_free(c);
-	return rc;
 }
 
 /*

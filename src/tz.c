@@ -807,7 +807,8 @@ tz_default_dir(void)
 /*
  * Check that a zone name is a relative path of plain components, so that
  * "../../etc/passwd" or "/tmp/x" cannot name a file outside the zone
- * directory.  Returns 0, or -1 with *cause set.
+ * directory, and not "localtime" or "posixrules" (the system's zone and
+ * the POSIX rules, as files of the zone directory).  Returns 0, or -1 with *cause set.
  */
 int
 tz_name_check(const char *name, char **cause)
@@ -821,6 +822,17 @@ tz_name_check(const char *name, char **cause)
 	}
 	if (len > TZ_NAME_MAX) {
 		*cause = xasprintf("time zone name too long (%zu bytes)", len);
+		return -1;
+	}
+	/*
+	 * Files of the zone directory that are not zones of their own: the
+	 * system's zone (a link to /etc/localtime on Debian) and the POSIX
+	 * default rules.  Zones are named: the local zone plays no part.
+	 */
+	if (strcmp(name, "localtime") == 0 || strcmp(name, "posixrules") == 0) {
+		*cause = xasprintf("time zone \"%s\" is not a zone name: "
+		    "name the zone, such as Europe/Berlin (the system's is "
+		    "where /etc/localtime points)", name);
 		return -1;
 	}
 	for (s = name;; s++) {

@@ -589,6 +589,10 @@ fuzz_run(const char *words, size_t size, int argc, struct fuzz_run *out)
 	fuzz_out_open(&fuzz_stdout);
 	fuzz_out_open(&fuzz_stderr);
 	fuzz_raw_stderr = 0;
+	/* check FILE prints tickd -n's lines ("file:line: key: ..."). */
+	for (i = 1; i <= argc; i++)
+		if (strcmp(argv[i], "check") == 0)
+			fuzz_raw_stderr = 1;
 	fuzz_wait_rc = -2;
 	fuzz_req_hash = UINT64_C(0xcbf29ce484222325);
 	fuzz_nreq = 0;
@@ -843,6 +847,26 @@ fuzz_check_run(const struct fuzz_run *r, int newline)
 	}
 }
 
+/*
+ * Whether the words may ask "logs" to follow (-f, --follow, a cluster or
+ * an abbreviation): it waits for new output until SIGINT, with no end.
+ */
+static int
+fuzz_follows(const char *words, size_t len)
+{
+	const char	*w;
+	size_t		 n;
+	int		 logs = 0, f = 0;
+
+	/* The last word may end without a NUL: bounded by len. */
+	for (w = words; w < words + len; w += n + 1) {
+		n = strnlen(w, (size_t)(words + len - w));
+		logs |= n == 4 && memcmp(w, "logs", 4) == 0;
+		f |= n > 0 && w[0] == '-' && memchr(w, 'f', n) != NULL;
+	}
+	return logs && f;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -868,6 +892,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	newline = memchr(data, '\n', len) != NULL ||
 	    memchr(data, '\r', len) != NULL;
+	if (fuzz_follows(words, len))
+		return 0;
 
 	fuzz_run(words, len, argc, &a);
 	if (getenv("FUZZ_CTL_SHOW") != NULL)

@@ -192,7 +192,7 @@ expect_eq "status: exit" "$rc" 0
 expect_match "status: daemon" "$out" "daemon   running, pid $tickd_pid, since 20*Z (*s ago)
 config   $dir/tickd.conf
 state    $db (schema *)
-jobs     8 loaded, 1 in error
+jobs     8 loaded, 1 in error; 1 problem in 1 file (tickctl check lists them)
 running  *
 tracked  by *"
 run_cmd ctl --json status
@@ -515,7 +515,7 @@ expect_eq "env: GREETING" "$(grep -c '^GREETING=hello  world$' "$dir/env.out")" 
 # --- check with problems ---------------------------------------------------------------
 run_cmd ctl check
 expect_eq "check (problems): exit" "$rc" 1
-expect_match "check (problems)" "$out" "CRITICAL: 3 problems, 0 warnings (8 jobs valid)
+expect_match "check (problems)" "$out" "CRITICAL: 3 problems (1 in the configuration, in 1 file; 1 job in error), 0 warnings (8 jobs valid)
 $jobs/broken.job:2: schedule: minute field: \"61\" is out of range 0-59
 job fail: fail@*Z failed (exit) *; * failed or dead since the last success (tickctl show fail@*Z)
 job slow: blocked: * instances in a row skipped for overlap since *Z
@@ -589,7 +589,7 @@ expect_eq "completion in bash: a run id after its \"@\" and \":\"" \
 daemon_stop_ok
 run_cmd ctl check
 expect_eq "check (daemon down): exit" "$rc" 1
-expect_match "check (daemon down)" "$out" "CRITICAL: 4 problems, *
+expect_match "check (daemon down)" "$out" "CRITICAL: 4 problems (1 in the configuration, *), *
 the daemon is not running (no lock on $db)
 *"
 run_cmd ctl status

@@ -312,7 +312,7 @@ expect_eq "--json reload (bad job file)" "$(printf '%s\n' "$out" | jpy '[o["acce
 # The daemon runs tick's previous definition, which the files no longer hold.
 expect_eq "status: tick kept" "$(status_jobs)" "7 1 daemon "
 expect_match "status: tick kept (text)" "$(ctl status | grep '^jobs ')" \
-    "jobs *7 loaded, 1 in error (the files now say 6 and 1)"
+    "jobs *7 loaded, 1 in error (the files now say 6 and 1); 1 problem in 1 file (tickctl check lists them)"
 # tickctl reads and steers tick as the daemon runs it, and says so.
 for c in status next env pause resume run; do
 	run_cmd ctl "$c" tick
@@ -369,5 +369,5 @@ run_cmd ctl --json pause tick
 expect_eq "--json pause (no daemon)" "$rc|$out" "1|"
 expect_eq "status (no daemon): the files" "$(status_jobs)" "6 1 files "
 expect_match "status (no daemon): the files (text)" "$(ctl status | grep '^jobs ')" \
-    "jobs *6 loaded, 1 in error (from the files: the daemon is not running)"
+    "jobs *6 loaded, 1 in error (from the files: the daemon is not running); 1 problem in 1 file (tickctl check lists them)"
 done_ok

@@ -32,10 +32,12 @@ expect_eq "installed files" "$(cd "$root" && find . -type f | sort)" \
 ./usr/bin/tickctl
 ./usr/sbin/tickd
 ./usr/share/bash-completion/completions/tickctl
+./usr/share/fish/vendor_completions.d/tickctl.fish
 ./usr/share/man/man1/tickctl.1
 ./usr/share/man/man5/tickd.conf.5
 ./usr/share/man/man5/tickd.job.5
-./usr/share/man/man8/tickd.8"
+./usr/share/man/man8/tickd.8
+./usr/share/zsh/vendor-completions/_tickctl"
 expect_eq "modes" "$(cd "$root" && stat -c '%a %n' usr/sbin/tickd \
     usr/bin/tickctl etc/tickd/tickd.conf lib/systemd/system/tickd.service)" \
 "755 usr/sbin/tickd

@@ -73,6 +73,8 @@ done <<'CASES'
 --cron '* * * * *' --tz America|unknown time zone \"America\"*not a zone file
 --cron '* * * * *' --tz ../../etc/passwd|unknown time zone*not a zone name
 --cron '* * * * *' --tz /etc/localtime|unknown time zone*not a zone name
+--cron '* * * * *' --tz localtime|time zone \"localtime\" is not a zone name: name the zone*
+--cron '* * * * *' --tz posixrules|time zone \"posixrules\" is not a zone name*
 --cron '* * * * *' --from yesterday|--from: \"yesterday\" is not an RFC 3339 timestamp*
 --cron '* * * * *' --from 2027-02-30T00:00:00Z|--from: *out of range
 --cron '* * * * *' -n 0|-n: \"0\" is not a count*
@@ -83,6 +85,31 @@ done <<'CASES'
 --tz UTC|--cron EXPR is required
 --cron '* * * * *' backup|unexpected argument \"backup\"*
 CASES
+
+# localtime is refused even where the zone directory has such a file.
+ltdir=$(mktemp -d /tmp/tickd-next.XXXXXX) || fail "mktemp"
+ln -s "$FIXTURES/Europe/Berlin" "$ltdir/localtime"
+run_cmd env TZDIR="$ltdir" "$TICKCTL" next --cron '0 3 * * *' --tz localtime
+rm -rf "$ltdir"
+expect_eq "--tz localtime with a localtime file: exit" "$rc|$out" "2|"
+
+# --json: the DST decision of each instant and the local time asked for.
+json_next() {
+	"$TICKCTL" --json next "$@" | sed 's/.*"local":"\([^"]*\)".*"dst":\([^,]*\),"nominal":\([^}]*\)}/\1 \2 \3/'
+}
+expect_eq "next --json: a gap" "$(json_next --cron '30 2 * * *' \
+    --tz America/New_York --from 2027-03-13T12:00:00Z -n 2)" \
+'2027-03-14T03:00:00-04:00 "gap-shifted" "02:30"
+2027-03-15T02:30:00-04:00 null "02:30"'
+expect_eq "next --json: a fold" "$(json_next --cron '30 1 * * *' \
+    --tz America/New_York --from 2027-11-07T00:00:00-04:00 -n 3 \
+    --dst-fold both)" \
+'2027-11-07T01:30:00-04:00 "fold-first" "01:30"
+2027-11-07T01:30:00-05:00 "fold-second" "01:30"
+2027-11-08T01:30:00-05:00 null "01:30"'
+expect_eq "next --json: seconds" "$(json_next --cron '30 59 2 * * *' \
+    --tz America/New_York --from 2027-03-13T12:00:00Z -n 1)" \
+    '2027-03-14T03:00:00-04:00 "gap-shifted" "02:59:30"'
 
 # Usage errors from getopt and the top level.
 run_cmd "$TICKCTL" next --cron

@@ -2220,6 +2220,35 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/* conf_causes_files: the distinct paths of "PATH:LINE: " causes. */
+static void
+test_causes_files(void)
+{
+	static const struct {
+		const char	*v[5];
+		size_t		 n, want;
+	} t[] = {
+		{ { NULL }, 0, 0 },
+		{ { "a.job:1: x: y" }, 1, 1 },
+		{ { "a.job:1: x: y", "a.job:4: z: w", "b.job:2: q" }, 3, 2 },
+		/* A prefix of another path is another file. */
+		{ { "a.job:1: x", "a.job.old:1: x" }, 2, 2 },
+		/* A ':' in the path; the first ":digits:" ends it. */
+		{ { "d:x/a.job:3: k: m", "d:x/a.job:9: k: m" }, 2, 1 },
+		/* No "PATH:LINE:": not a file's. */
+		{ { "jobs_dir d: cannot read", "e.job:2: k" }, 2, 1 },
+	};
+	struct conf_causes	 c;
+	size_t			 i;
+
+	T_RUN("conf_causes_files");
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		c.v = (char **)(uintptr_t)t[i].v;
+		c.n = t[i].n;
+		T_EQ_INT(conf_causes_files(&c), t[i].want);
+	}
+}
+
 int
 main(void)
 {
@@ -2252,6 +2281,7 @@ main(void)
 	test_relative();
 	test_job_parse();
 	test_key_table();
+	test_causes_files();
 
 	rc = t_done();
 	if (nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == -1)

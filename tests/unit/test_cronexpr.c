@@ -1188,6 +1188,92 @@ test_misc(void)
 	tz_free(utc);
 }
 
+/*
+ * cronexpr_dst: the DST decision of a firing instant and the local time
+ * asked for.  Instants as cronexpr_next gives them (shift and both).
+ */
+static const struct dst_case {
+	const char	*expr;
+	const char	*zone;
+	const char	*at;		/* UTC */
+	const char	*want;		/* cronexpr_dst_name, NULL */
+	const char	*nominal;	/* local, "YYYY-MM-DDTHH:MM:SS" */
+} dst_cases[] = {
+	/* Spring forward in New York: 02:00-03:00 does not exist. */
+	{ "30 2 * * *", "America/New_York", "2027-03-14T07:00:00Z",
+	    "gap-shifted", "2027-03-14T02:30:00" },
+	{ "30 2 * * *", "America/New_York", "2027-03-15T06:30:00Z",
+	    NULL, "2027-03-15T02:30:00" },
+	/* The earliest matching time of the gap is the nominal one. */
+	{ "15,45 2 * * *", "America/New_York", "2027-03-14T07:00:00Z",
+	    "gap-shifted", "2027-03-14T02:15:00" },
+	{ "7 2 * * *", "America/New_York", "2027-03-14T07:00:00Z",
+	    "gap-shifted", "2027-03-14T02:07:00" },
+	/* With seconds. */
+	{ "30 59 2 * * *", "America/New_York", "2027-03-14T07:00:00Z",
+	    "gap-shifted", "2027-03-14T02:59:30" },
+	/* Just before and after the gap: ordinary. */
+	{ "59 1 * * *", "America/New_York", "2027-03-14T06:59:00Z",
+	    NULL, "2027-03-14T01:59:00" },
+	{ "0 3 * * *", "America/New_York", "2027-03-14T07:00:00Z",
+	    NULL, "2027-03-14T03:00:00" },
+	/* Fall back: 01:00-02:00 occurs twice. */
+	{ "30 1 * * *", "America/New_York", "2027-11-07T05:30:00Z",
+	    "fold-first", "2027-11-07T01:30:00" },
+	{ "30 1 * * *", "America/New_York", "2027-11-07T06:30:00Z",
+	    "fold-second", "2027-11-07T01:30:00" },
+	{ "0 2 * * *", "America/New_York", "2027-11-07T07:00:00Z",
+	    NULL, "2027-11-07T02:00:00" },
+	/* Lord Howe: a 30-minute shift; Europe: at 01:00 UTC. */
+	{ "15 2 * * *", "Australia/Lord_Howe", "2027-10-02T15:30:00Z",
+	    "gap-shifted", "2027-10-03T02:15:00" },
+	{ "30 2 * * *", "Europe/Berlin", "2027-03-28T01:00:00Z",
+	    "gap-shifted", "2027-03-28T02:30:00" },
+	{ "30 2 * * *", "Europe/Berlin", "2027-10-31T00:30:00Z",
+	    "fold-first", "2027-10-31T02:30:00" },
+	{ "30 2 * * *", "Europe/Berlin", "2027-10-31T01:30:00Z",
+	    "fold-second", "2027-10-31T02:30:00" },
+	/* Not one of the expression's instants: no decision. */
+	{ "30 2 * * *", "America/New_York", "2027-03-14T08:00:00Z",
+	    NULL, "2027-03-14T04:00:00" },
+	{ "30 2 * * *", "UTC", "2027-03-14T02:30:00Z",
+	    NULL, "2027-03-14T02:30:00" },
+};
+
+static void
+test_dst(struct tz_cache *fat)
+{
+	const struct dst_case	*c;
+	const struct tz		*z;
+	struct cronexpr		*e;
+	struct civil		 cv;
+	enum cronexpr_dst	 d;
+	int64_t			 nominal;
+	char			 buf[32];
+	size_t			 i;
+
+	for (i = 0; i < sizeof dst_cases / sizeof dst_cases[0]; i++) {
+		c = &dst_cases[i];
+		(void)snprintf(t_name, sizeof t_name, "dst \"%s\" %s at %s",
+		    c->expr, c->zone, c->at);
+		T_RUN(t_name);
+		if ((e = t_parse(c->expr)) == NULL)
+			continue;
+		if ((z = t_zone(fat, c->zone)) == NULL) {
+			cronexpr_free(e);
+			continue;
+		}
+		d = cronexpr_dst(e, z, t_when(c->at), &nominal);
+		civil_split(nominal, &cv);
+		(void)snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d",
+		    (int)cv.year, cv.month, cv.day, cv.hour, cv.min, cv.sec);
+		T_EQ_STR(cronexpr_dst_name(d) != NULL ? cronexpr_dst_name(d) :
+		    "null", c->want != NULL ? c->want : "null");
+		T_EQ_STR(buf, c->nominal);
+		cronexpr_free(e);
+	}
+}
+
 int
 main(void)
 {
@@ -1208,6 +1294,7 @@ main(void)
 	test_misc();
 	test_next(fat, slim);
 	test_year(fat, slim);
+	test_dst(fat);
 
 	tz_cache_free(fat);
 	tz_cache_free(slim);

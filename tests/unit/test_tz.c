@@ -1440,6 +1440,10 @@ static const struct name_case {
 	{ "Europe\\Berlin", 0, 0, "not a zone name" },
 	{ "Europe/Berlin;rm", 0, 0, "not a zone name" },
 	{ "Europe/Ber\xc3\xa4lin", 0, 0, "not a zone name" },
+	/* The system's zone is never used, even by its file's name. */
+	{ "localtime", 0, 0, "is not a zone name: name the zone" },
+	{ "posixrules", 0, 0, "is not a zone name" },
+	{ "Europe/localtime", 1, 0, "No such file" },
 	{ "America", 1, 0, "not a zone file" },
 	{ "Mars/Olympus_Mons", 1, 0, "No such file" },
 	{ "Etc/GMT+5", 1, 0, "No such file" },

@@ -393,7 +393,9 @@ main(void)
 
 	for (i = 0; i < ns.n; i++) {
 		(void)snprintf(path, sizeof path, "%s/%s", dir, ns.v[i]);
-		if (!is_tzif(path, &st)) {
+		/* localtime, posixrules: files, but not zone names (tz.c). */
+		if (!is_tzif(path, &st) || strcmp(ns.v[i], "localtime") == 0 ||
+		    strcmp(ns.v[i], "posixrules") == 0) {
 			fig.skipped++;		/* zone.tab, tzdata.zi, ... */
 			continue;
 		}
