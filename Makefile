@@ -55,7 +55,8 @@ ALL_LDFLAGS	= $(LDFLAGS) $(SANFLAGS)
 
 # Pure modules: no I/O beyond reading zone files, no libev, no SQLite.
 LIB_SRCS	= src/civil.c src/cronexpr.c src/duration.c src/envp.c \
-		  src/mounts.c src/rfc3339.c src/policy.c src/schedule.c \
+		  src/listenaddr.c src/mounts.c src/rfc3339.c src/policy.c \
+		  src/schedule.c \
 		  src/shwords.c src/tz.c src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
