@@ -63,6 +63,7 @@ PURE_HDRS	= $(LIB_SRCS:.c=.h)
 DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 		  src/db_pg.c src/db_sqlite.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
+		  src/metrics.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
 		  src/server-batch.c src/server-cluster.c src/server-run.c \
 		  src/server-sched.c \
