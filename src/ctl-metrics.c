@@ -18,14 +18,11 @@
  * configuration or a failing store exits 1.
  */
 #include <getopt.h>
-#include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
-#include "ctl-fmt.h"
 #include "ctl-job.h"
 #include "ctl.h"
 #include "metrics.h"

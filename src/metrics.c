@@ -294,6 +294,31 @@ metrics_write_store(FILE *fp, const struct metrics *m)
 	    &metrics_mem, dq, sizeof dq / sizeof dq[0]);
 }
 
+/*
+ * A job's state, one of metrics_states, from what is known of it: the
+ * first that holds of disabled (not enabled), paused, blocked (overlap
+ * skips in a row), running (a process, here or on another node), queued
+ * (an instance waits), else idle.  tickctl decides it from the store,
+ * the daemon from its memory; "error" (an invalid definition) is the
+ * caller's.
+ */
+const char *
+metrics_state(int enabled, int paused, int blocked, int running,
+    int waiting)
+{
+	if (!enabled)
+		return "disabled";
+	if (paused)
+		return "paused";
+	if (blocked)
+		return "blocked";
+	if (running)
+		return "running";
+	if (waiting)
+		return "queued";
+	return "idle";
+}
+
 /* Write every family m holds to fp. */
 void
 metrics_write(FILE *fp, const struct metrics *m)

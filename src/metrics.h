@@ -45,6 +45,7 @@ struct metrics {
 	int64_t				 max_clock_skew;	/* s */
 };
 
-void	metrics_write(FILE *, const struct metrics *);
+const char	*metrics_state(int, int, int, int, int);
+void		 metrics_write(FILE *, const struct metrics *);
 
 #endif /* TICKD_METRICS_H */

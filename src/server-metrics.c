@@ -43,7 +43,10 @@ server_metrics_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Job j as tickctl would see it (bad: its new definition is invalid). */
+/*
+ * Job j as tickctl would see it from the store (bad: its new definition
+ * is invalid, so tickctl, which loads it afresh, says error).
+ */
 static void
 server_metrics_job(const struct sjob *j, int bad, struct metrics_job *m)
 {
@@ -51,20 +54,9 @@ server_metrics_job(const struct sjob *j, int bad, struct metrics_job *m)
 	m->next_at = -1;
 	m->last_success_ms = j->loaded && j->last_success >= 0 ?
 	    j->last_success : -1;
-	if (bad)
-		m->state = "error";
-	else if (!j->def->enabled)
-		m->state = "disabled";
-	else if (j->st.paused)
-		m->state = "paused";
-	else if (j->skips >= SERVER_BLOCKED_SKIPS)
-		m->state = "blocked";
-	else if (j->nruns > 0 || j->nelse > 0)
-		m->state = "running";
-	else if (j->npending > 0)
-		m->state = "queued";
-	else
-		m->state = "idle";
+	m->state = bad ? "error" : metrics_state(j->def->enabled,
+	    j->st.paused, j->skips >= SERVER_BLOCKED_SKIPS, j->nruns > 0 ||
+	    j->nelse > 0, j->npending > 0);
 	if (j->def->enabled && !j->st.paused)
 		m->next_at = j->next_at;
 }

@@ -3,7 +3,8 @@
  * texts: the daemon's figures (no store families), and tickctl's (every
  * family): label escapes, exact seconds from milliseconds and
  * microseconds, negative offsets, quantiles, the nodes, and a job with
- * no next run or success left out of those gauges.
+ * no next run or success left out of those gauges; the rule of a job's
+ * state.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,20 @@ static const char store_want[] =
 "# TYPE tickd_lateness_seconds summary\n"
 "tickd_lateness_seconds{job=\"x\",quantile=\"0.5\"} ";
 
+/* metrics_state: the first fact that holds decides. */
+static const struct {
+	int		 enabled, paused, blocked, running, waiting;
+	const char	*want;
+} state_cases[] = {
+	{ 1, 0, 0, 0, 0, "idle" },
+	{ 1, 0, 0, 0, 1, "queued" },
+	{ 1, 0, 0, 1, 1, "running" },
+	{ 1, 0, 1, 1, 1, "blocked" },
+	{ 1, 1, 1, 1, 1, "paused" },
+	{ 0, 1, 1, 1, 1, "disabled" },
+	{ 0, 0, 0, 0, 0, "disabled" },
+};
+
 /* got is want; else both are printed whole (T_EQ_STR clips them). */
 static int
 golden(const char *got, const char *want)
@@ -101,6 +116,14 @@ main(void)
 	FILE				*fp;
 	char				*buf = NULL, *p;
 	size_t				 len = 0;
+
+	T_RUN("states");
+	for (size_t i = 0; i < sizeof state_cases / sizeof state_cases[0];
+	    i++)
+		T_EQ_STR(metrics_state(state_cases[i].enabled,
+		    state_cases[i].paused, state_cases[i].blocked,
+		    state_cases[i].running, state_cases[i].waiting),
+		    state_cases[i].want);
 
 	T_RUN("daemon's families");
 	memset(&m, 0, sizeof m);
