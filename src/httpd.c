@@ -12,7 +12,10 @@
  * request headers within MHD's default 32 KiB per connection (431
  * beyond); no request body (413); another method than GET or HEAD is
  * 405, another path 404.  The body is made in the callback, on the
- * loop, so it must be cheap (server-metrics.c: the daemon's memory).
+ * loop, so it must be cheap (server-metrics.c: the daemon's memory), and
+ * at most once per HTTPD_FRESH seconds: the requests meanwhile share it
+ * (MHD counts a response's references), so that clients scraping in a
+ * loop cost the loop one body a second, whatever their number.
  *
  * The listening sockets are made here (close-on-exec, SO_REUSEADDR; an
  * IPv6 wildcard accepts IPv4 too), so that a bind error is this
@@ -61,6 +64,8 @@ struct httpd {
 	char			 where[2 * LISTENADDR_BUFSZ + 8];
 	httpd_body_fn		 body;
 	void			*arg;
+	struct MHD_Response	*cached;	/* the last body, shared */
+	ev_tstamp		 cached_at;	/* when it was made */
 };
 
 static const char httpd_404[] = "not found: only /metrics is served\n";
@@ -113,7 +118,6 @@ httpd_answer(void *cls, struct MHD_Connection *c, const char *url,
 {
 	struct httpd		*h = cls;
 	struct MHD_Response	*r;
-	enum MHD_Result		 ret;
 	const char		*cl;
 	char			*body;
 	size_t			 len;
@@ -132,19 +136,26 @@ httpd_answer(void *cls, struct MHD_Connection *c, const char *url,
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL)
 		return httpd_text(c, MHD_HTTP_CONTENT_TOO_LARGE, httpd_413);
-	if ((body = h->body(h->arg, &len)) == NULL)
-		return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		    httpd_500);
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(body);
-		return MHD_NO;
+	if (h->cached == NULL || ev_now(h->loop) - h->cached_at >=
+	    HTTPD_FRESH) {
+		if ((body = h->body(h->arg, &len)) == NULL)
+			return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			    httpd_500);
+		r = MHD_create_response_from_buffer(len, body,
+		    MHD_RESPMEM_MUST_FREE);
+		if (r == NULL) {
+			free(body);
+			return MHD_NO;
+		}
+		(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+		    h->ctype);
+		/* Freed by MHD when no connection sends it any more. */
+		if (h->cached != NULL)
+			MHD_destroy_response(h->cached);
+		h->cached = r;
+		h->cached_at = ev_now(h->loop);
 	}
-	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-	    h->ctype);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return MHD_queue_response(c, MHD_HTTP_OK, h->cached);
 }
 
 /* Arm the timer for what MHD must do next without I/O (or nothing). */
@@ -320,6 +331,8 @@ httpd_close(struct httpd *h)
 		ev_timer_stop(h->loop, &h->l[i].tm_w);
 		MHD_stop_daemon(h->l[i].d);
 	}
+	if (h->cached != NULL)
+		MHD_destroy_response(h->cached);
 	free(h->path);
 	free(h->ctype);
 	free(h);

@@ -11,6 +11,7 @@
 
 #define HTTPD_CONNECTIONS	16	/* open at once, all addresses */
 #define HTTPD_TIMEOUT		10	/* s a connection may stay idle */
+#define HTTPD_FRESH		1.0	/* s a body is served again */
 
 struct httpd;
 

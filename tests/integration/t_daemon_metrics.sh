@@ -64,14 +64,14 @@ EOF2
 
 # A port taken between free_port and the bind: another, by reload.
 port=$(free_port)
-write_conf "metrics_listen = $port"
+write_conf "metrics_listen = $port" "log_level = debug"
 daemon_start
 tries=0
 while ! log_has "metrics: serving GET /metrics at 127.0.0.1:$port"; do
 	tries=$((tries + 1))
 	[ "$tries" -lt 5 ] || fail "no port could be bound: $(tail -n 3 "$log")"
 	port=$(free_port)
-	write_conf "metrics_listen = $port"
+	write_conf "metrics_listen = $port" "log_level = debug"
 	kill -HUP "$tickd_pid"
 	wait_for "the reload" 10 eval 'log_has "metrics_listen $port:" ||
 	    log_has "metrics: serving GET /metrics at 127.0.0.1:$port"'
@@ -121,13 +121,28 @@ expect_eq "daemon and tickctl write the same lines" \
     "$(diff "$dir/ctl.stable" "$dir/daemon.stable" && echo same)" same
 expect_eq "the lines compared" "$(grep -c 'job="once"' "$dir/daemon.stable")" 9
 
-# Paused: the state the daemon holds.
+# Paused: the state the daemon holds, in a body at most a second old.
 run_cmd ctl pause once
-http GET /metrics
-expect_eq "daemon: once paused" "$(body | grep -cxF \
-    'tickd_job_state{job="once",state="paused"} 1')" 1
+wait_for "once paused in /metrics" 3 eval 'http GET /metrics &&
+    body | grep -qxF '"'"'tickd_job_state{job="once",state="paused"} 1'"'"
 expect_eq "daemon: a paused job has no next run" "$(body | grep -c \
     '^tickd_next_run_timestamp_seconds{job="once"}')" 0
+
+# Clients scraping in a loop: one body a second, whatever their number.
+made=$(log_count " jobs written in ")
+t0=$(now)
+"$python" - "$port" <<'PY'
+import http.client, sys, time
+end = time.time() + 2
+while time.time() < end:
+    c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=5)
+    c.request("GET", "/metrics")
+    c.getresponse().read()
+    c.close()
+PY
+made=$(( $(log_count " jobs written in ") - made ))
+[ "$made" -ge 1 ] && [ "$made" -le $(( $(now) - t0 + 1 )) ] ||
+    fail "2 s of scrapes made $made bodies"
 
 # --- answers --------------------------------------------------------------
 http HEAD /metrics
@@ -190,7 +205,7 @@ wait_for "a scrape once they are gone" 10 eval \
 # --- reload ---------------------------------------------------------------
 old=$port
 port=$(free_port)
-write_conf "metrics_listen = 127.0.0.1:$port"
+write_conf "metrics_listen = 127.0.0.1:$port" "log_level = debug"
 kill -HUP "$tickd_pid"
 wait_for "the rebind" 10 log_has "metrics: serving GET /metrics at 127.0.0.1:$port"
 http GET /metrics
