@@ -32,11 +32,11 @@ CPPFLAGS	+= -D_GNU_SOURCE -DTICKD_VERSION='"$(VERSION)"' \
 		   -DTICKD_SYSCONFDIR='"$(SYSCONFDIR)"'
 LIBEV_CFLAGS	?=
 LIBEV_LIBS	?= -lev
-PKGS		= sqlite3 libsystemd inih
+PKGS		= sqlite3 libsystemd inih libmicrohttpd
 # libpq: its header only; db_pg.c opens the library when it is used.
 PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
 PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-		   echo -lsqlite3 -lsystemd -linih)
+		   echo -lsqlite3 -lsystemd -linih -lmicrohttpd)
 
 # SANITIZE=1 means address,undefined; any other value is passed through.
 ifneq ($(SANITIZE),)
@@ -57,16 +57,18 @@ ALL_LDFLAGS	= $(LDFLAGS) $(SANFLAGS)
 
 # Pure modules: no I/O beyond reading zone files, no libev, no SQLite.
 LIB_SRCS	= src/civil.c src/cronexpr.c src/cronline.c src/duration.c src/envp.c \
-		  src/mounts.c src/rfc3339.c src/policy.c src/schedule.c \
+		  src/listenaddr.c src/mounts.c src/rfc3339.c src/policy.c \
+		  src/schedule.c \
 		  src/shwords.c src/tz.c src/xmalloc.c
 PURE_HDRS	= $(LIB_SRCS:.c=.h)
 # Daemon modules: configuration, store, processes, logging, the loop.
 DAEMON_SRCS	= src/cgroup.c src/child.c src/clock.c src/conf.c src/db.c \
 		  src/db_pg.c src/db_sqlite.c \
 		  src/conf_table.c src/control.c src/jobenv.c src/log.c \
+		  src/httpd.c src/metrics.c \
 		  src/priv.c src/runner.c src/server.c src/server-ctl.c \
 		  src/server-batch.c src/server-cluster.c src/server-run.c \
-		  src/server-sched.c \
+		  src/server-metrics.c src/server-sched.c \
 		  src/server-wait.c src/statelock.c src/store.c src/store_copy.c \
 		  src/store_query.c src/store_schema.c src/track.c \
 		  src/track-cgroup.c src/track-pgrp.c
@@ -187,7 +189,8 @@ $(B)/bench/bench_store: $(B)/bench/bench_store.o $(DLIB) $(LIB)
 # --- dependencies -----------------------------------------------------------
 
 DEPS_PKGS	= gcc make pkg-config libev-dev libinih-dev libsqlite3-dev \
-		  libsystemd-dev tzdata mandoc python3 faketime sqlite3 \
+		  libsystemd-dev libmicrohttpd-dev tzdata mandoc python3 \
+		  faketime sqlite3 \
 		  libpq-dev postgresql \
 		  systemd systemd-journal-remote
 

@@ -63,6 +63,7 @@
 #include "db_pg.h"
 #include "duration.h"
 #include "envp.h"
+#include "listenaddr.h"
 #include "log.h"
 #include "policy.h"
 #include "rfc3339.h"
@@ -1272,6 +1273,15 @@ conf_set(const struct conf_key *k, void *base, const char *dir,
 	case CONF_T_MEMORY:
 	case CONF_T_TASKS:
 		return conf_limit(k, v, (int64_t *)p, cause);
+	case CONF_T_LISTEN: {
+		struct listenaddr la;
+
+		if (listenaddr_parse(v, &la, cause) == -1)
+			return -1;
+		free(*(char **)p);
+		*(char **)p = xstrdup(v);
+		return 0;
+	}
 	case CONF_T_QUOTA:
 		if (conf_permyriad(v, &n) == -1 || n == 0) {
 			*cause = xasprintf("\"%s\" is not a percentage of one "
@@ -2913,6 +2923,7 @@ conf_free(struct conf *c)
 	free(c->state);
 	free(c->timezone);
 	free(c->control);
+	free(c->metrics_listen);
 	free(c->node);
 	free(c->cgroup);
 	free(c->tracking);

@@ -147,6 +147,7 @@ struct conf {
 	char		 *state;
 	char		 *timezone;	/* default zone of jobs */
 	char		 *control;	/* control socket */
+	char		 *metrics_listen; /* ADDRESS:PORT of /metrics, or NULL */
 	char		 *node;		/* this host among nodes, NULL: host */
 	int64_t		  max_clock_skew; /* seconds, to the server's clock */
 	int64_t		  lease;	/* seconds */
@@ -247,7 +248,8 @@ enum conf_type {
 	CONF_T_CGROUP,			/* none, or an absolute path */
 	CONF_T_MEMORY,			/* bytes (1G), N% of RAM, infinity */
 	CONF_T_TASKS,			/* a count, N% of the system's, infinity */
-	CONF_T_QUOTA			/* N% of one CPU (up to 2 decimals) */
+	CONF_T_QUOTA,			/* N% of one CPU (up to 2 decimals) */
+	CONF_T_LISTEN			/* ADDRESS:PORT (listenaddr.c) */
 };
 
 /* One configuration key: the single source for parser, defaults, docs. */

@@ -44,6 +44,9 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_DAEMON, "control", CONF_T_PATH, 0, 0,
 	    "/run/tickd/tickd.sock", 0, D(control),
 	    "Unix socket through which tickctl steers the daemon" },
+	{ CONF_SEC_DAEMON, "metrics_listen", CONF_T_LISTEN, 0, 0, NULL, 0,
+	    D(metrics_listen), "serve GET /metrics (Prometheus) at this "
+	    "ADDRESS:PORT; a bare port is loopback only (default: off)" },
 	{ CONF_SEC_DAEMON, "history_keep", CONF_T_COUNT, 10, 10000000,
 	    "1000", 0, D(history_keep), "finished instances kept per job "
 	    "(failed and dead ones until replayed or too old)" },

@@ -34,6 +34,7 @@
 #include "conf.h"
 #include "cronexpr.h"
 #include "ctl-job.h"
+#include "metrics.h"
 #include "schedule.h"
 #include "store_query.h"
 #include "tz.h"
@@ -62,18 +63,9 @@ ctl_job_view(struct store_query *q, const struct job_def *d, int64_t now,
 			return -1;
 		v->have_store = 1;
 	}
-	if (!d->enabled)
-		v->state = "disabled";
-	else if (v->st.paused)
-		v->state = "paused";
-	else if (v->st.skips >= CTL_JOB_BLOCKED_SKIPS)
-		v->state = "blocked";
-	else if (v->st.nrunning > 0)
-		v->state = "running";
-	else if (v->st.nwaiting > 0)
-		v->state = "queued";
-	else
-		v->state = "idle";
+	v->state = metrics_state(d->enabled, v->st.paused,
+	    v->st.skips >= CTL_JOB_BLOCKED_SKIPS, v->st.nrunning > 0,
+	    v->st.nwaiting > 0);
 
 	if (!d->enabled || v->st.paused)
 		return 0;

@@ -358,6 +358,7 @@ ctl_status_value(const struct conf_key *k, const struct job_def *d)
 	case CONF_T_NAME:
 	case CONF_T_ZONE:
 	case CONF_T_EXIT_CODES:
+	case CONF_T_LISTEN:
 		s = *(char *const *)(const void *)p;
 		return s != NULL ? xstrdup(s) : NULL;
 	case CONF_T_DURATION:

@@ -26,6 +26,7 @@
 struct envp;
 struct pollfd;
 struct batch;
+struct httpd;
 
 #define SERVER_KILL_GRACE	10.0	/* seconds from TERM to KILL at stop */
 #define SERVER_RETRY		0.25	/* seconds before retrying the store */
@@ -253,6 +254,9 @@ struct server {
 	int64_t			  woke_ms;	/* mono ms this iteration began */
 	int			  owed;		/* SERVER_TURN_* put off once */
 	struct control		 *control;	/* tickctl's socket, or NULL */
+	struct httpd		 *metrics;	/* GET /metrics, or NULL */
+	char			 *metrics_at;	/* its metrics_listen, or the
+						   one that failed */
 	int64_t			  pruned_at;	/* mono ms of the last age prune */
 	int			  prune_again;	/* that pass hit its chunk */
 	int			  pumping;	/* inside server_pump */
@@ -423,6 +427,8 @@ void	server_cluster_renewed(struct server *);
 void	server_cluster_fence_cb(struct ev_loop *, ev_timer *, int);
 void	server_log_causes(const struct conf *, const struct conf_causes *);
 void	server_log_warnings(const struct conf *);
+void	server_metrics_apply(struct server *);
+void	server_metrics_stop(struct server *);
 void	server_log_ignored(struct server *);
 void	server_log_range(struct sjob *, const char *, int64_t, int64_t, int64_t, int);
 void	server_meta(struct server *);

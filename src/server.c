@@ -1005,6 +1005,7 @@ server_reload(struct server *s, struct control_reply *reply)
 		server_slots_check(s);
 	server_jobs_sync(s);
 	conf_free(old);
+	server_metrics_apply(s);
 	server_log_ignored(s);
 	{
 		struct log_job lj = LOG_JOB_INIT;
@@ -1883,6 +1884,7 @@ server_main(const char *path, int verbose)
 		free(cause);
 		return server_not_started(s, 1);
 	}
+	server_metrics_apply(s);
 
 	/* Jobs, then what a previous daemon left: settled before READY. */
 	server_jobs_sync(s);
@@ -1936,6 +1938,7 @@ server_main(const char *path, int verbose)
 
 	/* Stopped: write what is pending; what waits stays queued. */
 	control_close(s->control);
+	server_metrics_stop(s);
 	s->flush_after = 0;
 	server_flush(s);
 	if (s->wq != NULL)
