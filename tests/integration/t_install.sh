@@ -26,6 +26,7 @@ expect_eq "installed files" "$(cd "$root" && find . -type f | sort)" \
 ./etc/tickd/jobs.d/export.job.example
 ./etc/tickd/jobs.d/health.job.example
 ./etc/tickd/jobs.d/heartbeat.job.example
+./etc/tickd/jobs.d/quartz.job.example
 ./etc/tickd/jobs.d/report.job.example
 ./etc/tickd/tickd.conf
 ./lib/systemd/system/tickd.service
@@ -85,14 +86,14 @@ TICKD=$root/usr/sbin/tickd TICKCTL=$root/usr/bin/tickctl
 run_cmd "$TICKD" -n -c "$dir/tickd.conf"
 expect_eq "installed tickd -n: exit" "$rc" 0
 expect_eq "installed tickd -n: every example valid" "$(first "$out")" \
-    "$dir/tickd.conf: 7 jobs valid, 0 problems"
+    "$dir/tickd.conf: 9 jobs valid, 0 problems"
 expect_eq "installed tickd -n: nothing on stderr" "$err" ""
 daemon_start
 wait_for "a heartbeat run" 20 eval '[ "$(sql "SELECT count(*) FROM runs WHERE
     job = '\''heartbeat'\'' AND status = '\''succeeded'\''")" -ge 1 ]'
 expect_eq "installed tickctl list" "$("$TICKCTL" -c "$dir/tickd.conf" list |
     awk 'NR > 1 { print $1 }' | sort | tr '\n' ' ')" \
-    "disk-inodes disk-usage heartbeat local-health nightly-backup tenant-export weekly-report "
+    "cache-prune disk-inodes disk-usage heartbeat local-health month-end-close nightly-backup tenant-export weekly-report "
 daemon_stop_ok
 
 # make uninstall leaves what it says it leaves: the configuration
@@ -113,6 +114,8 @@ expect_eq "files left by make uninstall" \
 ./etc/tickd/jobs.d/health.job.example
 ./etc/tickd/jobs.d/heartbeat.job
 ./etc/tickd/jobs.d/heartbeat.job.example
+./etc/tickd/jobs.d/quartz.job
+./etc/tickd/jobs.d/quartz.job.example
 ./etc/tickd/jobs.d/report.job
 ./etc/tickd/jobs.d/report.job.example
 ./etc/tickd/tickd.conf"
