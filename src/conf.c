@@ -1542,42 +1542,58 @@ conf_exec_word_unsafe(struct conf_loading *L, char *word)
 	return list;
 }
 
+/* The programs a job runs, which conf_exec_why checks: their keys. */
+static const char *const conf_exec_keys[] = { "command", "exec",
+    "on_failure", "only_if" };
+#define CONF_EXEC_NKEYS (sizeof conf_exec_keys / sizeof conf_exec_keys[0])
+
 /*
- * Check the programs of a root job (command, exec, on_failure, only_if):
- * an unsafe one is a warning in c->warnings, or with strict_exec a cause.
- * Only when tickd runs as root and the job runs as root.  Returns how
- * many causes.
+ * Why program i of job d (conf_exec_keys[i]) is unsafe for root, or NULL
+ * (safe, or not set); *line is its line.  The caller frees the reason.
+ */
+static char *
+conf_exec_why(struct conf_loading *L, const struct job_def *d, size_t i,
+    int *line)
+{
+	const char	*cmds[] = { d->command, d->exec, d->on_failure,
+			    d->only_if };
+	const int	 lines[] = { d->command_line, d->exec_line,
+			    d->on_failure_line, d->only_if_line };
+
+	*line = lines[i];
+	if (cmds[i] == NULL)
+		return NULL;
+	return i == 1 ? conf_exec_argv_unsafe(L, cmds[i]) :
+	    conf_exec_unsafe(L, cmds[i]);
+}
+
+/*
+ * Check the programs of a root job (conf_exec_keys): an unsafe one is a
+ * warning in c->warnings, or with strict_exec a cause.  Only when tickd
+ * runs as root and the job runs as root.  Returns how many causes.
  */
 static int
 conf_exec_check(struct conf *c, struct conf_loading *L,
     const struct job_def *d, struct conf_causes *causes)
 {
-	static const char *const keys[] = { "command", "exec", "on_failure",
-	    "only_if" };
-	const int	 lines[] = { d->command_line, d->exec_line,
-			    d->on_failure_line, d->only_if_line };
-	const char	*cmds[] = { d->command, d->exec, d->on_failure,
-			    d->only_if };
-	char		*why;
-	size_t		 i;
-	int		 bad = 0;
+	char	*why;
+	size_t	 i;
+	int	 bad = 0, line;
 
 	if (c->uid != 0 || d->cred.uid != 0)
 		return 0;
-	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		if (cmds[i] == NULL || (why = i == 1 ?
-		    conf_exec_argv_unsafe(L, cmds[i]) :
-		    conf_exec_unsafe(L, cmds[i])) == NULL)
+	for (i = 0; i < CONF_EXEC_NKEYS; i++) {
+		if ((why = conf_exec_why(L, d, i, &line)) == NULL)
 			continue;
 		if (d->strict_exec) {
 			conf_causes_add(causes, "%s:%d: %s: %s, and the job "
 			    "runs as root: refused (strict_exec)", d->file,
-			    lines[i], keys[i], why);
+			    line, conf_exec_keys[i], why);
 			bad++;
 		} else
 			conf_causes_add(&c->warnings, "%s:%d: %s: %s, and the "
-			    "job runs as root", d->file, lines[i], keys[i],
-			    why);
+			    "job runs as root", d->file, line,
+			    conf_exec_keys[i], why);
 		free(why);
 	}
 	return bad;
@@ -2207,8 +2223,8 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 	struct conf_cred	*cc;
 	struct stat		 st;
 	char			*cause = NULL, *why;
-	size_t			 i, ntaken = L->ntaken;
-	int			 found;
+	size_t			 i, k, ntaken = L->ntaken;
+	int			 found, line;
 
 	if (!pf->reusable || lstat(pf->path, &st) == -1 ||
 	    !conf_same_file(&st, &pf->st))
@@ -2225,17 +2241,14 @@ conf_file_take(struct conf *c, struct conf_loading *L, struct conf_file *pf)
 			L->ntaken = ntaken;
 			return 0;
 		}
-		if (d->strict_exec && c->uid == 0 && cc->cred.uid == 0 &&
-		    ((why = d->command != NULL ? conf_exec_unsafe(L,
-		    d->command) : NULL) != NULL || (why = d->exec != NULL ?
-		    conf_exec_argv_unsafe(L, d->exec) : NULL) != NULL ||
-		    (why = d->on_failure != NULL ? conf_exec_unsafe(L,
-		    d->on_failure) : NULL) != NULL ||
-		    (why = d->only_if != NULL ? conf_exec_unsafe(L,
-		    d->only_if) : NULL) != NULL)) {
-			free(why);
-			L->ntaken = ntaken;
-			return 0;
+		/* A program strict_exec now refuses: read the file again. */
+		for (k = 0; d->strict_exec && c->uid == 0 &&
+		    cc->cred.uid == 0 && k < CONF_EXEC_NKEYS; k++) {
+			if ((why = conf_exec_why(L, d, k, &line)) != NULL) {
+				free(why);
+				L->ntaken = ntaken;
+				return 0;
+			}
 		}
 		if (L->ntaken == L->taken_cap) {
 			L->taken_cap = L->taken_cap ? 2 * L->taken_cap : 64;
