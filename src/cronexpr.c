@@ -47,6 +47,7 @@
 
 #include "civil.h"
 #include "cronexpr.h"
+#include "mix.h"
 #include "tz.h"
 #include "xmalloc.h"
 
@@ -300,18 +301,6 @@ cronexpr_res(struct cronexpr_pf *pf, const char *fmt, ...)
 	pf->res = all;
 }
 
-/* splitmix64's finaliser: one value per field from the id's hash. */
-static uint64_t
-cronexpr_mix(uint64_t h)
-{
-	h ^= h >> 30;
-	h *= UINT64_C(0xbf58476d1ce4e5b9);
-	h ^= h >> 27;
-	h *= UINT64_C(0x94d049bb133111eb);
-	h ^= h >> 31;
-	return h;
-}
-
 /*
  * Jenkins' H, H(a-b), H/n, H(a-b)/n: one value of the range from the
  * job's hash, or every n-th from lo + hash mod n.  Like Jenkins, a bare
@@ -361,7 +350,7 @@ cronexpr_hash_item(struct cronexpr_pf *pf, uint64_t *bits)
 		return cronexpr_perr(pf, "has unexpected text \"%.*s\"",
 		    (int)(end - s > CRONEXPR_TOKEN_SHOWN ?
 		    CRONEXPR_TOKEN_SHOWN : end - s), s);
-	h = cronexpr_mix(pf->opts->hash + UINT64_C(0x9e3779b97f4a7c15) *
+	h = mix64(pf->opts->hash + UINT64_C(0x9e3779b97f4a7c15) *
 	    (uint64_t)(pf->f * 64 + pf->index + 1));
 	if (step == 0) {
 		v = lo + (int)(h % (uint64_t)(hi - lo + 1));

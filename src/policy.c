@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mix.h"
 #include "policy.h"
 #include "xmalloc.h"
 
@@ -374,18 +375,6 @@ policy_hash(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
-/* splitmix64's finaliser, so that nearby inputs spread out. */
-static uint64_t
-policy_mix(uint64_t h)
-{
-	h ^= h >> 30;
-	h *= UINT64_C(0xbf58476d1ce4e5b9);
-	h ^= h >> 27;
-	h *= UINT64_C(0x94d049bb133111eb);
-	h ^= h >> 31;
-	return h;
-}
-
 /*
  * A stable hash of a job id alone, for Jenkins' H (cronexpr_opts): the
  * same on every machine, across restarts and reloads.
@@ -393,7 +382,7 @@ policy_mix(uint64_t h)
 uint64_t
 policy_id_hash(const char *job)
 {
-	return policy_mix(policy_hash(UINT64_C(0xcbf29ce484222325), job,
+	return mix64(policy_hash(UINT64_C(0xcbf29ce484222325), job,
 	    strlen(job) + 1));
 }
 
@@ -414,7 +403,7 @@ policy_random_delay(const char *machine_id, const char *job, int64_t at,
 	h = policy_hash(h, machine_id, strlen(machine_id) + 1);
 	h = policy_hash(h, job, strlen(job) + 1);
 	h = policy_hash(h, &at, sizeof at);
-	h = policy_mix(h);	/* nearby instants spread out */
+	h = mix64(h);	/* nearby instants spread out */
 	d = (int64_t)(h % (uint64_t)(max + 1));
 	if (next > at && d >= next - at)
 		d = next - at - 1;
