@@ -142,6 +142,8 @@ struct conf_loading {
 	uid_t			 uid;		/* the daemon's, for creds */
 	gid_t			 gid;
 	size_t			 files_cap;	/* of c->files */
+	struct job_policy	**pols;		/* interned, a holder each */
+	size_t			 npols, pols_cap; /* cap: 0 or a power of 2 */
 };
 
 /* A remembered priv_lookup. */
@@ -1059,6 +1061,19 @@ conf_limit(const struct conf_key *k, const char *v, int64_t *out,
 }
 
 /*
+ * Where the value of key k is in base, a struct conf or a job_def (its
+ * policies in its job_policy, CONF_IN_POLICY).
+ */
+void *
+conf_key_addr(const struct conf_key *k, const void *base)
+{
+	if (k->offset & CONF_IN_POLICY)
+		return (char *)((const struct job_def *)base)->pol +
+		    (k->offset & ~CONF_IN_POLICY);
+	return (char *)(uintptr_t)base + k->offset;
+}
+
+/*
  * Set key k in the object at base from text v.  Returns 0, or -1 with
  * *cause set to a message (without file, line or key).
  */
@@ -1066,7 +1081,7 @@ static int
 conf_set(const struct conf_key *k, void *base, const char *dir,
     const char *v, char **cause)
 {
-	char		*p = (char *)base + k->offset;
+	char		*p = (char *)conf_key_addr(k, base);
 	char		*why = NULL, *end, **words;
 	int64_t		 n;
 	long long	 ll;
@@ -1629,6 +1644,26 @@ job_def_workdir(const struct job_def *d)
 	return "/";
 }
 
+/* A new job_policy, one holder, every value zero (padding too). */
+static struct job_policy *
+job_policy_new(void)
+{
+	struct job_policy *p = xcalloc(1, sizeof *p);
+
+	p->refs = 1;
+	return p;
+}
+
+/* Drop a holder of p; the last frees it.  NULL is allowed. */
+static void
+job_policy_unref(struct job_policy *p)
+{
+	if (p != NULL && --p->refs == 0) {
+		free(p->retry_on_exit);
+		free(p);
+	}
+}
+
 /* Free a job definition; NULL is allowed. */
 void
 job_def_free(struct job_def *d)
@@ -1648,7 +1683,7 @@ job_def_free(struct job_def *d)
 	free(d->group);
 	priv_cred_free(&d->cred);
 	free(d->workdir);
-	free(d->retry_on_exit);
+	job_policy_unref(d->pol);
 	free(d->on_failure);
 	free(d->only_if);
 	free(d->shards);
@@ -1719,8 +1754,8 @@ conf_limits_check(const struct conf *c, const struct job_def *d,
 		return 0;
 	for (i = 0; i < sizeof conf_limit_keys / sizeof conf_limit_keys[0];
 	    i++) {
-		v = *(const int64_t *)(const void *)((const char *)&d->limits +
-		    conf_limit_keys[i].offset);
+		v = *(const int64_t *)(const void *)((const char *)
+		    &d->pol->limits + conf_limit_keys[i].offset);
 		if (v == CGROUP_UNSET || v == CGROUP_INFINITY ||
 		    (c->controllers & conf_limit_keys[i].controller))
 			continue;
@@ -1737,6 +1772,74 @@ conf_limits_check(const struct conf *c, const struct job_def *d,
 }
 
 /* A load's context for c's user (conf_load_jobs_dir, conf_job_parse). */
+/* The bytes of a job_policy compared and hashed: all but refs and text. */
+#define POLICY_FROM	offsetof(struct job_policy, random_delay)
+#define POLICY_LEN	(offsetof(struct job_policy, recover) + \
+			    sizeof(int) - POLICY_FROM)
+
+static uint64_t
+conf_policy_hash(const struct job_policy *p)
+{
+	const unsigned char	*b = (const unsigned char *)p + POLICY_FROM;
+	uint64_t		 h = CONF_HASH_INIT;
+	size_t			 i;
+
+	for (i = 0; i < POLICY_LEN; i++) {
+		h ^= b[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return conf_hash(h, p->retry_on_exit);
+}
+
+static int
+conf_policy_eq(const struct job_policy *a, const struct job_policy *b)
+{
+	if ((a->retry_on_exit == NULL) != (b->retry_on_exit == NULL) ||
+	    (a->retry_on_exit != NULL && strcmp(a->retry_on_exit,
+	    b->retry_on_exit) != 0))
+		return 0;
+	return memcmp((const char *)a + POLICY_FROM, (const char *)b +
+	    POLICY_FROM, POLICY_LEN) == 0;
+}
+
+/*
+ * The load's copy of policy p (the job's holder moves to it; p is
+ * dropped if an equal one is there).  Nearly every job has the defaults,
+ * or one of a few sets: 100,000 jobs share a handful of copies.
+ */
+static struct job_policy *
+conf_policy_intern(struct conf_loading *L, struct job_policy *p)
+{
+	struct job_policy	**old = L->pols, *q;
+	size_t			 i, j, cap = L->pols_cap;
+
+	if (2 * (L->npols + 1) > L->pols_cap) {
+		L->pols_cap = cap == 0 ? 64 : 2 * cap;
+		L->pols = xcalloc(L->pols_cap, sizeof *L->pols);
+		for (i = 0; i < cap; i++) {
+			if ((q = old[i]) == NULL)
+				continue;
+			j = conf_policy_hash(q) & (L->pols_cap - 1);
+			while (L->pols[j] != NULL)
+				j = (j + 1) & (L->pols_cap - 1);
+			L->pols[j] = q;
+		}
+		free(old);
+	}
+	j = conf_policy_hash(p) & (L->pols_cap - 1);
+	for (; (q = L->pols[j]) != NULL; j = (j + 1) & (L->pols_cap - 1)) {
+		if (conf_policy_eq(p, q)) {
+			job_policy_unref(p);
+			q->refs++;
+			return q;
+		}
+	}
+	p->refs++;			/* the table's */
+	L->pols[j] = p;
+	L->npols++;
+	return p;
+}
+
 static void
 conf_loading_init(struct conf_loading *L, const struct conf *c)
 {
@@ -1753,11 +1856,16 @@ conf_loading_init(struct conf_loading *L, const struct conf *c)
 static void
 conf_loading_free(struct conf_loading *L)
 {
+	size_t	i;
+
 	conf_memo_free(&L->ids);
 	conf_memo_free(&L->creds);
 	conf_memo_free(&L->execs);
 	conf_memo_free(&L->zones);
 	xstrunref(L->file);
+	for (i = 0; i < L->pols_cap; i++)
+		job_policy_unref(L->pols[i]);
+	free(L->pols);
 }
 
 /*
@@ -1889,6 +1997,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	/* Its text in the same allocation (100,000 jobs: one fewer each). */
 	d = xcalloc(1, sizeof *d + conf_sec_text_len(s) + 1);
 	d->text = d->text_buf;
+	d->pol = job_policy_new();	/* interned once valid */
 	conf_sec_text(s, d->text);
 	envp_init(&env);
 	d->id = xstrshare(s->name);	/* the daemon's job holds it too */
@@ -1900,8 +2009,8 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	d->file = xstrref(L->file);
 	d->line = s->line;
 	d->strict_exec = -1;		/* unset: the daemon's default */
-	d->limits = (struct cgroup_limits)CGROUP_LIMITS_NONE;
-	d->shard_parallel = CGROUP_UNSET;	/* all at once */
+	d->pol->limits = (struct cgroup_limits)CGROUP_LIMITS_NONE;
+	d->pol->shard_parallel = CGROUP_UNSET;	/* all at once */
 	/* The schedule reads in the dialect, wherever the key is. */
 	for (i = 0; i < s->nkv; i++) {
 		if (strcmp(s->kv[i].key, "cron_dialect") == 0)
@@ -1926,7 +2035,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	for (i = 0; i < conf_nkeys; i++) {
 		if (conf_keys[i].section == CONF_SEC_JOB &&
 		    conf_keys[i].required &&
-		    *(void **)((char *)d + conf_keys[i].offset) == NULL &&
+		    *(void *const *)conf_key_addr(&conf_keys[i], d) == NULL &&
 		    conf_key_line(s, conf_keys[i].name) == s->line) {
 			conf_causes_add(causes, "%s:%d: %s: missing: job \"%s\" "
 			    "needs a %s", file, s->line, conf_keys[i].name,
@@ -2031,8 +2140,9 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 	else
 		d->env = xreallocarray(env.v, env.n + 1, sizeof *env.v);
 	env.v = NULL;
-	if (d->retry_on_exit != NULL && policy_exit_codes_parse(
-	    d->retry_on_exit, d->retry_codes, &d->retry_any, &cause) == -1) {
+	if (d->pol->retry_on_exit != NULL && policy_exit_codes_parse(
+	    d->pol->retry_on_exit, d->pol->retry_codes, &d->pol->retry_any,
+	    &cause) == -1) {
 		free(cause);	/* checked by conf_set already */
 		bad++;
 	}
@@ -2041,6 +2151,7 @@ conf_job_build(struct conf *c, struct conf_loading *L, const char *file,
 		job_def_free(d);
 		return NULL;
 	}
+	d->pol = conf_policy_intern(L, d->pol);
 	/*
 	 * What decides the instants.  "enabled" is in: a job enabled again
 	 * starts afresh, with no instances from while it was disabled.

@@ -53,6 +53,43 @@ struct conf_causes {
  * and timezone are shared strings (xstrshare: the jobs of a file hold one
  * copy of its path, the daemon's job one of its id).
  */
+/*
+ * A job's policies (tickd.job(5), "POLICIES") and other values that most
+ * jobs leave at their defaults: one copy for the jobs whose values are
+ * equal (conf.c interns them per load: 100,000 jobs hold a few copies,
+ * not 100,000).  Never changed once shared.
+ */
+struct job_policy {
+	size_t			 refs;		/* jobs holding it */
+	char			*retry_on_exit;	/* "any" or a list of codes */
+	/* From here on compared byte for byte (made by calloc). */
+	int64_t			 random_delay;	/* seconds */
+	int64_t			 queue_limit;
+	int64_t			 max_parallel;
+	int64_t			 misfire_grace;	/* seconds */
+	int64_t			 catch_up_limit;
+	int64_t			 retries;
+	int64_t			 retry_delay;	/* seconds */
+	int64_t			 retry_delay_max;
+	int64_t			 timeout;	/* seconds, 0: none */
+	int64_t			 kill_grace;	/* seconds */
+	int64_t			 shard_parallel; /* 0: all at once */
+	int64_t			 batch_timeout;	/* seconds, 0: none */
+	int64_t			 on_failure_timeout;
+	int64_t			 expect_success_within; /* seconds, 0: none */
+	int64_t			 output_keep;	/* bytes of output kept */
+	struct cgroup_limits	 limits;	/* CGROUP_UNSET: not set */
+	uint8_t			 retry_codes[32]; /* bit n: exit n retried */
+	int			 overlap;	/* enum policy_overlap */
+	int			 misfire;	/* enum policy_misfire */
+	int			 retry_any;
+	int			 kill_signal;
+	int			 recover;	/* enum policy_recover */
+};
+
+/* A key's offset in struct job_policy, not job_def (conf_table.c). */
+#define CONF_IN_POLICY	((size_t)1 << 24)
+
 struct job_def {
 	char			*id;		/* section name */
 	char			*file;		/* the job file */
@@ -69,29 +106,11 @@ struct job_def {
 	char			*workdir;	/* NULL: the user's home */
 	char			**env;		/* "NAME=value", nenv of them */
 	size_t			 nenv;
-	int64_t			 random_delay;	/* seconds */
-	/* Policies (tickd.job(5), "POLICIES"). */
-	int64_t			 queue_limit;
-	int64_t			 max_parallel;
-	int64_t			 misfire_grace;	/* seconds */
-	int64_t			 catch_up_limit;
-	int64_t			 retries;
-	int64_t			 retry_delay;	/* seconds */
-	int64_t			 retry_delay_max;
-	char			*retry_on_exit;	/* "any" or a list of codes */
-	uint8_t			 retry_codes[32]; /* bit n: exit n retried */
-	int64_t			 timeout;	/* seconds, 0: none */
-	int64_t			 kill_grace;	/* seconds */
+	struct job_policy	*pol;		/* shared by equal jobs */
 	char			*on_failure;	/* command, or NULL */
 	char			*only_if;	/* command, or NULL */
 	char			*shards;	/* a batch: "N" or "a, b", */
 	char			*shards_from;	/* or a command; or neither */
-	int64_t			 shard_parallel; /* 0: all at once */
-	int64_t			 batch_timeout;	/* seconds, 0: none */
-	int64_t			 on_failure_timeout;
-	int64_t			 expect_success_within; /* seconds, 0: none */
-	int64_t			 output_keep;	/* bytes of output kept */
-	struct cgroup_limits	 limits;	/* CGROUP_UNSET: not set */
 	uint64_t		 sched_hash;	/* schedule, zone, gap, fold */
 	uint64_t		 def_hash;	/* every key */
 	/* The ints together: no padding between them (100,000 jobs). */
@@ -100,11 +119,6 @@ struct job_def {
 	enum tz_fold		 fold;
 	int			 enabled;
 	int			 strict_exec;	/* unsafe root program: error */
-	int			 overlap;	/* enum policy_overlap */
-	int			 misfire;	/* enum policy_misfire */
-	int			 retry_any;
-	int			 kill_signal;
-	int			 recover;	/* enum policy_recover */
 	int			 cron_dialect;	/* enum cronexpr_dialect */
 	int			 command_line;	/* lines of the keys, for */
 	int			 exec_line;	/* messages about them */
@@ -268,5 +282,6 @@ extern const struct conf_key	conf_keys[];
 extern const size_t		conf_nkeys;
 
 const struct conf_key	*conf_key_find(enum conf_section, const char *);
+void			*conf_key_addr(const struct conf_key *, const void *);
 
 #endif /* TICKD_CONF_H */

@@ -16,6 +16,7 @@
 
 #define D(field)	offsetof(struct conf, field)
 #define J(field)	offsetof(struct job_def, field)
+#define P(field)	(CONF_IN_POLICY + offsetof(struct job_policy, field))
 #define SECS(x)		((int64_t)(x))
 
 const struct conf_key conf_keys[] = {
@@ -94,7 +95,7 @@ const struct conf_key conf_keys[] = {
 	{ CONF_SEC_JOB, "environment", CONF_T_ENV, 0, 0, NULL, 0, J(env),
 	    "NAME=value, one per line or key; repeatable" },
 	{ CONF_SEC_JOB, "random_delay", CONF_T_DURATION, 0, SECS(86400) * 7,
-	    "0", 0, J(random_delay), "stable per-instance delay, at most "
+	    "0", 0, P(random_delay), "stable per-instance delay, at most "
 	    "this long" },
 	{ CONF_SEC_JOB, "enabled", CONF_T_BOOL, 0, 0, "yes", 0, J(enabled),
 	    "no: the job is loaded but never scheduled" },
@@ -105,38 +106,38 @@ const struct conf_key conf_keys[] = {
 
 	/* Policies. */
 	{ CONF_SEC_JOB, "overlap", CONF_T_OVERLAP, 0, 0, "skip", 0,
-	    J(overlap), "an instance due while one runs: skip, queue, allow "
+	    P(overlap), "an instance due while one runs: skip, queue, allow "
 	    "or replace" },
 	{ CONF_SEC_JOB, "queue_limit", CONF_T_COUNT, 1, 1000, "3", 0,
-	    J(queue_limit), "overlap = queue: instances waiting at most" },
+	    P(queue_limit), "overlap = queue: instances waiting at most" },
 	{ CONF_SEC_JOB, "max_parallel", CONF_T_COUNT, 1, 1000, "4", 0,
-	    J(max_parallel), "overlap = allow: instances running at most" },
+	    P(max_parallel), "overlap = allow: instances running at most" },
 	{ CONF_SEC_JOB, "misfire", CONF_T_MISFIRE, 0, 0, "run_once", 0,
-	    J(misfire), "instances found late: run_once, catch_up or skip" },
+	    P(misfire), "instances found late: run_once, catch_up or skip" },
 	{ CONF_SEC_JOB, "misfire_grace", CONF_T_DURATION, SECS(1),
-	    SECS(86400) * 7, "60s", 0, J(misfire_grace),
+	    SECS(86400) * 7, "60s", 0, P(misfire_grace),
 	    "how late an instance may start and still be on time" },
 	{ CONF_SEC_JOB, "catch_up_limit", CONF_T_COUNT, 1, 10000, "100", 0,
-	    J(catch_up_limit), "misfire = catch_up: the newest this many "
+	    P(catch_up_limit), "misfire = catch_up: the newest this many "
 	    "run" },
-	{ CONF_SEC_JOB, "retries", CONF_T_COUNT, 0, 100, "0", 0, J(retries),
+	{ CONF_SEC_JOB, "retries", CONF_T_COUNT, 0, 100, "0", 0, P(retries),
 	    "attempts after a failed one" },
 	{ CONF_SEC_JOB, "retry_delay", CONF_T_DURATION, SECS(1),
-	    SECS(86400), "30s", 0, J(retry_delay), "wait before the first "
+	    SECS(86400), "30s", 0, P(retry_delay), "wait before the first "
 	    "retry, doubled for each next one" },
 	{ CONF_SEC_JOB, "retry_delay_max", CONF_T_DURATION, SECS(1),
-	    SECS(86400) * 7, "1h", 0, J(retry_delay_max),
+	    SECS(86400) * 7, "1h", 0, P(retry_delay_max),
 	    "the longest wait between attempts" },
 	{ CONF_SEC_JOB, "retry_on_exit", CONF_T_EXIT_CODES, 0, 0, "any", 0,
-	    J(retry_on_exit), "any, or the exit codes that are transient" },
+	    P(retry_on_exit), "any, or the exit codes that are transient" },
 	{ CONF_SEC_JOB, "timeout", CONF_T_DURATION, 0, SECS(86400) * 30,
-	    "0", 0, J(timeout), "longest run before it is stopped (0: none)" },
+	    "0", 0, P(timeout), "longest run before it is stopped (0: none)" },
 	{ CONF_SEC_JOB, "kill_signal", CONF_T_SIGNAL, 0, 0, "TERM", 0,
-	    J(kill_signal), "signal that asks a run to stop" },
+	    P(kill_signal), "signal that asks a run to stop" },
 	{ CONF_SEC_JOB, "kill_grace", CONF_T_DURATION, SECS(1), SECS(3600),
-	    "10s", 0, J(kill_grace), "wait after kill_signal before SIGKILL" },
+	    "10s", 0, P(kill_grace), "wait after kill_signal before SIGKILL" },
 	{ CONF_SEC_JOB, "recover", CONF_T_RECOVER, 0, 0, "rerun", 0,
-	    J(recover), "an instance interrupted by a tickd crash: rerun or "
+	    P(recover), "an instance interrupted by a tickd crash: rerun or "
 	    "abandon" },
 	{ CONF_SEC_JOB, "shards", CONF_T_STRING, 0, 0, NULL, 0, J(shards),
 	    "a batch: N shards (0..N-1), or a list of their parameters "
@@ -145,40 +146,40 @@ const struct conf_key conf_keys[] = {
 	    J(shards_from), "a batch: a command printing one shard's "
 	    "parameter per line, run once per instance" },
 	{ CONF_SEC_JOB, "shard_parallel", CONF_T_COUNT, 1, 10000, NULL, 0,
-	    J(shard_parallel), "shards of one instance running at most at "
+	    P(shard_parallel), "shards of one instance running at most at "
 	    "once (default: all)" },
 	{ CONF_SEC_JOB, "batch_timeout", CONF_T_DURATION, 0, SECS(86400) * 30,
-	    "0", 0, J(batch_timeout), "longest run of a batch instance, its "
+	    "0", 0, P(batch_timeout), "longest run of a batch instance, its "
 	    "shards stopped after it (0: none)" },
 	{ CONF_SEC_JOB, "on_failure", CONF_T_COMMAND, 0, 0, NULL, 0,
 	    J(on_failure), "command run once per failed or dead instance" },
 	{ CONF_SEC_JOB, "on_failure_timeout", CONF_T_DURATION, SECS(1),
-	    SECS(86400), "5m", 0, J(on_failure_timeout),
+	    SECS(86400), "5m", 0, P(on_failure_timeout),
 	    "longest run of on_failure" },
 	{ CONF_SEC_JOB, "expect_success_within", CONF_T_DURATION, 0,
-	    SECS(86400) * 366, "0", 0, J(expect_success_within),
+	    SECS(86400) * 366, "0", 0, P(expect_success_within),
 	    "alert when no run succeeded for this long (0: never)" },
 	{ CONF_SEC_JOB, "output_keep", CONF_T_SIZE, 0, 1024 * 1024, "64k", 0,
-	    J(output_keep), "bytes of an attempt's output kept in the store "
+	    P(output_keep), "bytes of an attempt's output kept in the store "
 	    "(0: none)" },
 	/* Resource limits of each attempt's cgroup: systemd's meaning. */
 	{ CONF_SEC_JOB, "memory_max", CONF_T_MEMORY, 0, 0, NULL, 0,
-	    J(limits.memory_max), "hard memory limit: past it the job is "
+	    P(limits.memory_max), "hard memory limit: past it the job is "
 	    "killed as oom (MemoryMax=)" },
 	{ CONF_SEC_JOB, "memory_high", CONF_T_MEMORY, 0, 0, NULL, 0,
-	    J(limits.memory_high), "memory above which the job is throttled "
+	    P(limits.memory_high), "memory above which the job is throttled "
 	    "and reclaimed (MemoryHigh=)" },
 	{ CONF_SEC_JOB, "cpu_weight", CONF_T_COUNT, 1, 10000, NULL, 0,
-	    J(limits.cpu_weight), "share of CPU against other cgroups, 1-10000, "
-	    "default 100 (CPUWeight=)" },
+	    P(limits.cpu_weight), "share of CPU against other cgroups, "
+	    "1-10000, default 100 (CPUWeight=)" },
 	{ CONF_SEC_JOB, "cpu_max", CONF_T_QUOTA, 0, 0, NULL, 0,
-	    J(limits.cpu_quota), "CPU time per second, as a percentage of one "
+	    P(limits.cpu_quota), "CPU time per second, as a percentage of one "
 	    "CPU: 50%, 200% (CPUQuota=)" },
 	{ CONF_SEC_JOB, "tasks_max", CONF_T_TASKS, 1, 4194304, NULL, 0,
-	    J(limits.tasks_max), "most processes and threads at once "
+	    P(limits.tasks_max), "most processes and threads at once "
 	    "(TasksMax=)" },
 	{ CONF_SEC_JOB, "io_weight", CONF_T_COUNT, 1, 10000, NULL, 0,
-	    J(limits.io_weight), "share of block I/O, 1-10000, default 100 "
+	    P(limits.io_weight), "share of block I/O, 1-10000, default 100 "
 	    "(IOWeight=)" },
 };
 

@@ -107,7 +107,7 @@ ctl_check_job(struct ctl_ctx *ctx, struct ctl_findings *f,
 
 	if (ctl_job_view(ctx->store, d, ctx->now_ms / 1000, &v, cause) == -1)
 		return -1;
-	if (d->expect_success_within > 0 && d->enabled && !v.st.paused) {
+	if (d->pol->expect_success_within > 0 && d->enabled && !v.st.paused) {
 		/* As the daemon counts: from the later of the last success
 		 * and the moment it began watching (schema 3); else from the
 		 * oldest instance. */
@@ -116,8 +116,9 @@ ctl_check_job(struct ctl_ctx *ctx, struct ctl_findings *f,
 		if (base == -1)
 			base = v.st.first_ms;
 		if (base != -1 && ctx->now_ms - base >
-		    d->expect_success_within * 1000) {
-			duration_format(d->expect_success_within, b, sizeof b);
+		    d->pol->expect_success_within * 1000) {
+			duration_format(d->pol->expect_success_within, b,
+			    sizeof b);
 			ctl_fmt_ago(ctx->now_ms, base, a, sizeof a);
 			ctl_check_add(f, 1, "overdue", d->id, xasprintf("job "
 			    "%s: overdue: no instance succeeded within %s "

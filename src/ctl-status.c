@@ -343,7 +343,7 @@ ctl_status_is_policy(const struct conf_key *k)
 static char *
 ctl_status_value(const struct conf_key *k, const struct job_def *d)
 {
-	const char	*p = (const char *)d + k->offset;
+	const char	*p = conf_key_addr(k, d);
 	const char	*s;
 	char		 buf[DURATION_BUFSZ];
 	int64_t		 n;

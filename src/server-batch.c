@@ -124,8 +124,8 @@ server_batch_new(struct server *s, struct sjob *j, int64_t rowid, int64_t at,
 	j->nruns++;
 	ev_init(&b->timeout_w, server_batch_timeout_cb);
 	b->timeout_w.data = b;
-	if (j->def != NULL && j->def->batch_timeout > 0) {
-		left = (double)(started_ms + j->def->batch_timeout * 1000 -
+	if (j->def != NULL && j->def->pol->batch_timeout > 0) {
+		left = (double)(started_ms + j->def->pol->batch_timeout * 1000 -
 		    clock_wall_ms()) / 1000.0;
 		ev_timer_set(&b->timeout_w, left > 0 ? left : 0.001, 0);
 		ev_timer_start(s->loop, &b->timeout_w);
@@ -269,8 +269,8 @@ server_batch_record(struct server *s, struct sjob *j, const struct run *r,
 	runner_log_job(r, &lj);
 	log_job(LOG_INFO, LOG_EV_NONE, &lj, "job %s: run %s is a batch of %d "
 	    "shard%s%s", j->id, r->run_id, n, n == 1 ? "" : "s",
-	    j->def != NULL && j->def->shard_parallel > 0 &&
-	    j->def->shard_parallel < n ? ", run shard_parallel at a time" :
+	    j->def != NULL && j->def->pol->shard_parallel > 0 &&
+	    j->def->pol->shard_parallel < n ? ", run shard_parallel at a time" :
 	    "");
 }
 
@@ -665,7 +665,8 @@ server_shard_can_start(const struct server *s, const struct pending *p,
 	if (d == NULL || p->j->st.paused || p->j->throttle_until > now_mono ||
 	    b == NULL || !b->ready || b->stop_reason != NULL)
 		return 0;
-	return d->shard_parallel <= 0 || b->nrun + more < d->shard_parallel;
+	return d->pol->shard_parallel <= 0 ||
+	    b->nrun + more < d->pol->shard_parallel;
 }
 
 /*

@@ -134,7 +134,7 @@ server_settle(struct server *s, const struct store_found *f, int ours)
 	int		 rerun, rc;
 
 	rerun = j != NULL && j->def != NULL &&
-	    j->def->recover == POLICY_RECOVER_RERUN;
+	    j->def->pol->recover == POLICY_RECOVER_RERUN;
 	if (ours)
 		(void)snprintf(detail, sizeof detail, "its claim was committed "
 		    "though the server did not answer the commit in time: "

@@ -87,7 +87,7 @@ server_ctl_run(struct server *s, const char *id, int force,
 		    "or run --force)", run_id, j->id, j->id);
 	else if (k != NULL)
 		control_err(r, "%s skipped (overlap = %s): %s; use --force",
-		    run_id, policy_overlap_name(j->def->overlap), dp.why);
+		    run_id, policy_overlap_name(j->def->pol->overlap), dp.why);
 	else
 		control_ok(r, "%s", run_id);
 	server_dispatch_apply(s, &dp);

@@ -167,9 +167,9 @@ server_start(struct server *s, struct pending *p)
 		runner_free(r);
 		return;
 	}
-	r->kill_signal = d->kill_signal;
-	r->kill_grace = (double)d->kill_grace;
-	r->tail_cap = (size_t)d->output_keep;
+	r->kill_signal = d->pol->kill_signal;
+	r->kill_grace = (double)d->pol->kill_grace;
+	r->tail_cap = (size_t)d->pol->output_keep;
 	(void)snprintf(r->invocation, sizeof r->invocation, "%.32s",
 	    c->invocation);
 	server_env(d, r, &env);
@@ -188,7 +188,7 @@ server_start(struct server *s, struct pending *p)
 	spec.workdir_home = d->workdir == NULL;
 	/* A batch's condition is its instance's (shards_from), not shards'. */
 	spec.condition = r->parent > 0 ? NULL : d->only_if;
-	spec.limits = &d->limits;
+	spec.limits = &d->pol->limits;
 	r->owner = j;
 	if (runner_spawn(r, &spec, &cause) == -1) {
 		/* No process: an attempt that failed like any other. */
@@ -215,7 +215,8 @@ server_start(struct server *s, struct pending *p)
 		if (s->cluster)
 			server_cluster_renewed(s);
 	}
-	server_timeout_arm(s, r, (double)d->timeout, (double)d->timeout);
+	server_timeout_arm(s, r, (double)d->pol->timeout,
+	    (double)d->pol->timeout);
 
 	w = server_wq_add(s, WQ_STARTED);
 	w->rowid = r->rowid;
@@ -342,7 +343,7 @@ server_classify(struct server *s, const struct run *r,
 		const struct sjob *j = r->owner;
 
 		o->status = j != NULL && j->def != NULL &&
-		    j->def->recover == POLICY_RECOVER_RERUN ?
+		    j->def->pol->recover == POLICY_RECOVER_RERUN ?
 		    "interrupted" : "abandoned";
 		o->outcome = "interrupted";
 		o->reason = "lease_lost";
@@ -355,7 +356,8 @@ server_classify(struct server *s, const struct run *r,
 		o->reason = r->replaced ? "replaced" : "shutdown";
 		/* A batch's shard resumes at the next start: not the end. */
 		if (!r->replaced && r->parent > 0 && j != NULL &&
-		    j->def != NULL && j->def->recover == POLICY_RECOVER_RERUN)
+		    j->def != NULL &&
+		    j->def->pol->recover == POLICY_RECOVER_RERUN)
 			o->status = "interrupted";
 		return;
 	}
@@ -419,9 +421,9 @@ server_retry_plan(struct server *s, struct sjob *j, const struct run *r,
 	char			 a[RFC3339_BUFSZ], b[RFC3339_BUFSZ];
 
 	detail[0] = '\0';
-	if (d == NULL || d->retries == 0 || s->stopping)
+	if (d == NULL || d->pol->retries == 0 || s->stopping)
 		return -1;
-	if (!policy_exit_retryable(d->retry_codes, d->retry_any,
+	if (!policy_exit_retryable(d->pol->retry_codes, d->pol->retry_any,
 	    o->exit_status != -1 && !r->timed_out && !r->spawn_failed &&
 	    !r->usage.oom ? o->exit_status : -1)) {
 		/* Only exit codes can be listed: the rest never qualify. */
@@ -440,14 +442,14 @@ server_retry_plan(struct server *s, struct sjob *j, const struct run *r,
 			    "retry_on_exit: permanent", o->why);
 		return -1;		/* permanent: failed */
 	}
-	if (r->attempt > d->retries) {
+	if (r->attempt > d->pol->retries) {
 		o->status = "dead";
 		(void)snprintf(detail, len, "%d attempts failed; the last: %s",
 		    r->attempt, o->why);
 		return -1;
 	}
-	delay_ms = policy_retry_delay(d->retry_delay, d->retry_delay_max,
-	    r->attempt) * 1000;
+	delay_ms = policy_retry_delay(d->pol->retry_delay,
+	    d->pol->retry_delay_max, r->attempt) * 1000;
 	at = now_ms + delay_ms + server_jitter(delay_ms / 10);
 	if (r->parent <= 0 && j->next_at >= 0 && at >= j->due_ms &&
 	    r->scheduled_at < j->next_at) {
@@ -813,8 +815,8 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	r->hook = 1;
 	r->hook_rowid = rowid;
 	r->owner = j;
-	r->kill_signal = d->kill_signal;
-	r->kill_grace = (double)d->kill_grace;
+	r->kill_signal = d->pol->kill_signal;
+	r->kill_grace = (double)d->pol->kill_grace;
 	/* Its own id: never taken for one of the attempt's processes. */
 	track_token(r->invocation, sizeof r->invocation);
 	server_env(d, r, &env);
@@ -836,7 +838,7 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	spec.workdir = d->workdir != NULL ? d->workdir : d->cred.home;
 	spec.workdir_home = d->workdir == NULL;
 	spec.condition = NULL;
-	spec.limits = &d->limits;
+	spec.limits = &d->pol->limits;
 	if (runner_spawn(r, &spec, &cause) == -1) {
 		struct log_job lj;
 
@@ -848,8 +850,8 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	} else {
 		r->next_in_job = s->hooks;
 		s->hooks = r;
-		server_timeout_arm(s, r, (double)d->on_failure_timeout,
-		    (double)d->on_failure_timeout);
+		server_timeout_arm(s, r, (double)d->pol->on_failure_timeout,
+		    (double)d->pol->on_failure_timeout);
 	}
 	envp_free(&env);
 }
@@ -868,15 +870,15 @@ server_overdue_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if (j->def == NULL || j->def->expect_success_within == 0)
+	if (j->def == NULL || j->def->pol->expect_success_within == 0)
 		return;
 	base = j->last_success > j->st.watch_since ? j->last_success :
 	    j->st.watch_since;
-	if (now_ms < base + j->def->expect_success_within * 1000) {
+	if (now_ms < base + j->def->pol->expect_success_within * 1000) {
 		server_overdue_arm(s, j);	/* the clock went back */
 		return;
 	}
-	duration_format(j->def->expect_success_within, d, sizeof d);
+	duration_format(j->def->pol->expect_success_within, d, sizeof d);
 	lj.job = j->id;
 	if (j->last_success >= 0)
 		log_job(LOG_ERR, LOG_EV_OVERDUE, &lj, "job %s: no run has "
@@ -899,14 +901,14 @@ server_overdue_arm(struct server *s, struct sjob *j)
 	int64_t base, deadline;
 
 	server_overdue_stop(s, j);
-	if (j->def == NULL || j->def->expect_success_within == 0 ||
+	if (j->def == NULL || j->def->pol->expect_success_within == 0 ||
 	    !j->def->enabled || j->st.paused)
 		return;
 	base = j->last_success > j->st.watch_since ? j->last_success :
 	    j->st.watch_since;
 	if (j->st.overdue_alerted >= base)
 		return;			/* said already, until a success */
-	deadline = base + j->def->expect_success_within * 1000;
+	deadline = base + j->def->pol->expect_success_within * 1000;
 	if (j->overdue_w == NULL)	/* most jobs never need one */
 		j->overdue_w = xmalloc(sizeof *j->overdue_w);
 	ev_timer_init(j->overdue_w, server_overdue_cb,
@@ -1025,8 +1027,8 @@ server_recover_one(const struct store_found *f, void *arg)
 		r->started_ms = f->started_ms != -1 ? f->started_ms : now_ms;
 		r->started_mono = clock_mono_ms() - (now_ms - r->started_ms);
 		if (j->def != NULL) {
-			r->kill_signal = j->def->kill_signal;
-			r->kill_grace = (double)j->def->kill_grace;
+			r->kill_signal = j->def->pol->kill_signal;
+			r->kill_grace = (double)j->def->pol->kill_grace;
 		}
 		r->next_in_job = j->runs;
 		j->runs = r;
@@ -1042,15 +1044,16 @@ server_recover_one(const struct store_found *f, void *arg)
 		} else
 			j->nruns++;
 		s->nrunning++;
-		if (j->def != NULL && j->def->timeout > 0) {
-			left = r->started_ms + j->def->timeout * 1000 - now_ms;
+		if (j->def != NULL && j->def->pol->timeout > 0) {
+			left = r->started_ms + j->def->pol->timeout * 1000 -
+			    now_ms;
 			server_timeout_arm(s, r, (double)left / 1000.0,
-			    (double)j->def->timeout);
+			    (double)j->def->pol->timeout);
 		}
 		lj.pid = r->pid;
 		lj.cgroup = r->cgroup;
 		/* Its limits, as the job defines them now. */
-		if (j->def != NULL && r->track->limit(r, &j->def->limits,
+		if (j->def != NULL && r->track->limit(r, &j->def->pol->limits,
 		    &cause) == -1) {
 			log_job(LOG_WARNING, LOG_EV_NONE, &lj, "job %s: run %s: "
 			    "its limits could not be written again: %s",
@@ -1074,7 +1077,7 @@ server_recover_one(const struct store_found *f, void *arg)
 	}
 	runner_free(r);
 	rerun = j != NULL && j->def != NULL &&
-	    j->def->recover == POLICY_RECOVER_RERUN;
+	    j->def->pol->recover == POLICY_RECOVER_RERUN;
 	if (f->attempt > 0) {
 		w = server_wq_add(s, WQ_END);
 		w->end.rowid = f->rowid;

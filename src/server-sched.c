@@ -77,8 +77,8 @@ server_plan(struct server *s, struct sjob *j, int64_t now)
 		server_heap_remove(s, j);
 		return;
 	}
-	delay = d->random_delay > 0 ? policy_random_delay(s->machine_id,
-	    j->id, next, d->random_delay, following) : 0;
+	delay = d->pol->random_delay > 0 ? policy_random_delay(s->machine_id,
+	    j->id, next, d->pol->random_delay, following) : 0;
 	j->due_ms = (next + delay) * 1000;
 	/* @reboot's instant is the boot; it is due when the daemon starts. */
 	if (schedule_kind(d->schedule) == SCHEDULE_REBOOT)
@@ -294,8 +294,8 @@ server_can_start(const struct sjob *j, int more, int64_t now_mono)
 	if (d == NULL || j->st.paused || j->throttle_until > now_mono)
 		return 0;
 	more += j->nheld;	/* claimed, and forked before anything else */
-	if (d->overlap == POLICY_OVERLAP_ALLOW)
-		return j->nruns + more < d->max_parallel;
+	if (d->pol->overlap == POLICY_OVERLAP_ALLOW)
+		return j->nruns + more < d->pol->max_parallel;
 	return j->nruns + more == 0;
 }
 
@@ -629,13 +629,13 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 		kind = SERVER_SKIP_THROTTLED;
 		goto skipped;
 	}
-	switch (d->overlap) {
+	switch (d->pol->overlap) {
 	case POLICY_OVERLAP_SKIP:
 	case POLICY_OVERLAP_QUEUE:
 		if (inflight == 0)
 			break;
-		if (d->overlap == POLICY_OVERLAP_QUEUE &&
-		    waiting + added < d->queue_limit)
+		if (d->pol->overlap == POLICY_OVERLAP_QUEUE &&
+		    waiting + added < d->pol->queue_limit)
 			break;
 		if (j->runs != NULL)
 			(void)snprintf(detail, sizeof detail, "%s is still "
@@ -646,7 +646,7 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 		else
 			(void)snprintf(detail, sizeof detail, "an earlier "
 			    "instance is waiting to start");
-		if (d->overlap == POLICY_OVERLAP_QUEUE)
+		if (d->pol->overlap == POLICY_OVERLAP_QUEUE)
 			(void)strncat(detail, "; the queue is full",
 			    sizeof detail - strlen(detail) - 1);
 		if (server_skip_row(s, dp, j, at, origin, "overlap",
@@ -654,10 +654,10 @@ server_overlap(struct server *s, struct dispatch *dp, struct sjob *j,
 			return -1;
 		goto skipped;
 	case POLICY_OVERLAP_ALLOW:
-		if (inflight < d->max_parallel)
+		if (inflight < d->pol->max_parallel)
 			break;
 		(void)snprintf(detail, sizeof detail, "max_parallel (%lld) "
-		    "instances are in flight", (long long)d->max_parallel);
+		    "instances are in flight", (long long)d->pol->max_parallel);
 		if (server_skip_row(s, dp, j, at, origin, "overlap",
 		    detail) == -1)
 			return -1;
@@ -746,7 +746,7 @@ runs:
 	c.lease_until = dp->now + s->conf->lease;
 	if (dp->room > 0 && strcmp(trigger, "catch_up") != 0 &&
 	    (dp->force || (server_can_start(j, claiming, dp->now_mono) &&
-	    (d->overlap == POLICY_OVERLAP_ALLOW || added == claiming)))) {
+	    (d->pol->overlap == POLICY_OVERLAP_ALLOW || added == claiming)))) {
 		track_token(tok, sizeof tok);
 		c.invocation = tok;
 		c.boot_id = s->boot_id;
@@ -857,11 +857,11 @@ server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
 	default:
 		break;
 	}
-	bufsz = (size_t)d->catch_up_limit + 64;
+	bufsz = (size_t)d->pol->catch_up_limit + 64;
 	buf = xreallocarray(NULL, bufsz, sizeof *buf);
 	policy_due(d->schedule, d->tz, d->gap, d->fold, j->next_at, dp->now,
-	    d->misfire_grace + d->random_delay, d->misfire,
-	    d->catch_up_limit, buf, bufsz, &due);
+	    d->pol->misfire_grace + d->pol->random_delay, d->pol->misfire,
+	    d->pol->catch_up_limit, buf, bufsz, &due);
 	*planned = due.last >= 0 ? due.last : j->st.planned;
 
 	memset(&dec, 0, sizeof dec);
@@ -885,8 +885,8 @@ server_dispatch_job(struct server *s, struct dispatch *dp, struct sjob *j,
 		    "catch_up");
 	if (rc == -1)
 		goto fail;
-	if ((d->overlap == POLICY_OVERLAP_SKIP ||
-	    d->overlap == POLICY_OVERLAP_REPLACE) &&
+	if ((d->pol->overlap == POLICY_OVERLAP_SKIP ||
+	    d->pol->overlap == POLICY_OVERLAP_REPLACE) &&
 	    (int64_t)(due.nrun - due.ncatch) + due.more_count > 1) {
 		/*
 		 * Several on-time instances at once (a short stall, within
@@ -973,7 +973,7 @@ server_note_skip(struct server *s, const struct dskip *k)
 	else
 		log_job(LOG_WARNING, LOG_EV_SKIPPED, &lj, "job %s: instance %s "
 		    "skipped (overlap = %s)%s%s", j->id, server_when(k->at, when,
-		    sizeof when), policy_overlap_name(j->def->overlap),
+		    sizeof when), policy_overlap_name(j->def->pol->overlap),
 		    j->runs != NULL ? ": still running: " : "",
 		    j->runs != NULL ? j->runs->run_id : "");
 }
@@ -1538,13 +1538,13 @@ server_pump_pass(struct server *s)
 		c.boot_id = s->boot_id;
 		/* shard_parallel across nodes: the batch's row locked. */
 		if (p->parent > 0 && s->cluster && p->j->def != NULL &&
-		    p->j->def->shard_parallel > 0) {
+		    p->j->def->pol->shard_parallel > 0) {
 			if ((rc = store_shards_running(s->store,
 			    p->parent)) == -1) {
 				store_rollback(s->store);
 				goto busy;
 			}
-			if (rc >= p->j->def->shard_parallel) {
+			if (rc >= p->j->def->pol->shard_parallel) {
 				p->claim = -2;		/* it stays */
 				continue;
 			}

@@ -1216,8 +1216,8 @@ server_stop(struct server *s, int sig)
 	}
 	/* Past the longest kill_grace, anything left is killed. */
 	for (i = 0; i < s->njobs; i++) {
-		if ((double)s->jobs[i]->def->kill_grace > grace)
-			grace = (double)s->jobs[i]->def->kill_grace;
+		if ((double)s->jobs[i]->def->pol->kill_grace > grace)
+			grace = (double)s->jobs[i]->def->pol->kill_grace;
 	}
 	ev_timer_set(&s->kill_w, grace + 1, 0);
 	ev_timer_start(s->loop, &s->kill_w);

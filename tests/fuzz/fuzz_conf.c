@@ -197,7 +197,7 @@ fuzz_check_job(const struct job_def *d, const uint8_t *data, size_t size,
 	    d->id);
 	FUZZ_CHECK(d->enabled == 0 || d->enabled == 1, "job %s: enabled %d",
 	    d->id, d->enabled);
-	FUZZ_CHECK(d->retry_on_exit != NULL, "job %s: no retry_on_exit",
+	FUZZ_CHECK(d->pol->retry_on_exit != NULL, "job %s: no retry_on_exit",
 	    d->id);
 	FUZZ_CHECK(d->sched_hash != 0 && d->def_hash != 0, "job %s: no hash",
 	    d->id);

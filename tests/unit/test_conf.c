@@ -1470,23 +1470,23 @@ join(char *const *v, size_t n, const char *prefix)
 	return b.p;
 }
 
-/* The number fields of a job's policies, by name. */
+/* The number fields of a job's policies (struct job_policy), by name. */
 static const struct {
 	const char	*name;
 	size_t		 offset;
 } num_fields[] = {
-	{ "queue_limit", offsetof(struct job_def, queue_limit) },
-	{ "max_parallel", offsetof(struct job_def, max_parallel) },
-	{ "misfire_grace", offsetof(struct job_def, misfire_grace) },
-	{ "catch_up_limit", offsetof(struct job_def, catch_up_limit) },
-	{ "retries", offsetof(struct job_def, retries) },
-	{ "retry_delay", offsetof(struct job_def, retry_delay) },
-	{ "retry_delay_max", offsetof(struct job_def, retry_delay_max) },
-	{ "timeout", offsetof(struct job_def, timeout) },
-	{ "kill_grace", offsetof(struct job_def, kill_grace) },
-	{ "on_failure_timeout", offsetof(struct job_def,
+	{ "queue_limit", offsetof(struct job_policy, queue_limit) },
+	{ "max_parallel", offsetof(struct job_policy, max_parallel) },
+	{ "misfire_grace", offsetof(struct job_policy, misfire_grace) },
+	{ "catch_up_limit", offsetof(struct job_policy, catch_up_limit) },
+	{ "retries", offsetof(struct job_policy, retries) },
+	{ "retry_delay", offsetof(struct job_policy, retry_delay) },
+	{ "retry_delay_max", offsetof(struct job_policy, retry_delay_max) },
+	{ "timeout", offsetof(struct job_policy, timeout) },
+	{ "kill_grace", offsetof(struct job_policy, kill_grace) },
+	{ "on_failure_timeout", offsetof(struct job_policy,
 	    on_failure_timeout) },
-	{ "expect_success_within", offsetof(struct job_def,
+	{ "expect_success_within", offsetof(struct job_policy,
 	    expect_success_within) },
 };
 
@@ -1498,8 +1498,8 @@ num_field(const struct job_def *d, const char *f)
 
 	for (i = 0; i < sizeof num_fields / sizeof num_fields[0]; i++) {
 		if (strcmp(num_fields[i].name, f) == 0)
-			return (const int64_t *)(const void *)((const char *)d +
-			    num_fields[i].offset);
+			return (const int64_t *)(const void *)((const char *)
+			    d->pol + num_fields[i].offset);
 	}
 	return NULL;
 }
@@ -1570,7 +1570,7 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 		    S(d->cred.home), S(d->user));
 	else if (strcmp(f, "random_delay") == 0)
 		(void)snprintf(out, sizeof out, "%lld",
-		    (long long)d->random_delay);
+		    (long long)d->pol->random_delay);
 	else if (strcmp(f, "enabled") == 0)
 		(void)snprintf(out, sizeof out, "%d", d->enabled);
 	else if (strcmp(f, "line") == 0)
@@ -1580,15 +1580,15 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 		    (int)schedule_kind(d->schedule));
 	else if (strcmp(f, "overlap") == 0)
 		(void)snprintf(out, sizeof out, "%s",
-		    policy_overlap_name(d->overlap));
+		    policy_overlap_name(d->pol->overlap));
 	else if (strcmp(f, "misfire") == 0)
 		(void)snprintf(out, sizeof out, "%s",
-		    policy_misfire_name(d->misfire));
+		    policy_misfire_name(d->pol->misfire));
 	else if (strcmp(f, "recover") == 0)
 		(void)snprintf(out, sizeof out, "%s",
-		    policy_recover_name(d->recover));
+		    policy_recover_name(d->pol->recover));
 	else if (strcmp(f, "retry_on_exit") == 0)
-		return strdup(S(d->retry_on_exit));
+		return strdup(S(d->pol->retry_on_exit));
 	else if (strcmp(f, "on_failure") == 0)
 		return strdup(S(d->on_failure));
 	else if (strcmp(f, "only_if") == 0)
@@ -1597,19 +1597,19 @@ field(const struct conf *c, const struct job_def *d, const char *f)
 		size_t off = 0;
 
 		for (i = 0; i < 256; i++) {
-			if (d->retry_codes[i / 8] >> (i % 8) & 1)
+			if (d->pol->retry_codes[i / 8] >> (i % 8) & 1)
 				off += (size_t)snprintf(out + off,
 				    sizeof out - off, "%s%d", off ? "," : "",
 				    i);
 		}
 	} else if (strcmp(f, "retry_any") == 0)
-		(void)snprintf(out, sizeof out, "%d", d->retry_any);
+		(void)snprintf(out, sizeof out, "%d", d->pol->retry_any);
 	else if (strcmp(f, "kill_signal") == 0)
-		(void)snprintf(out, sizeof out, "%d", d->kill_signal);
+		(void)snprintf(out, sizeof out, "%d", d->pol->kill_signal);
 	else if ((n = num_field(d, f)) != NULL)
 		(void)snprintf(out, sizeof out, "%lld", (long long)*n);
 	else if (strcmp(f, "limits") == 0) {
-		const int64_t *l = &d->limits.memory_max;
+		const int64_t *l = &d->pol->limits.memory_max;
 		size_t off = 0;
 
 		/* The six, in the order of struct cgroup_limits. */
@@ -1787,61 +1787,63 @@ conf_run(const struct conf_case *cc, size_t idx, int limits)
 /*
  * A job [base] and a variant [v] in one file: which hashes must stay
  * equal.  sched_hash covers schedule, zone, gap and fold; def_hash covers
- * every key.
+ * every key.  Jobs whose policies are equal share one copy of them.
  */
 struct hash_case {
 	const char	*name;
 	const char	*variant;	/* keys of [v] */
 	int		 sched_same;
 	int		 def_same;
+	int		 pol_same;	/* one job_policy for both */
 };
 
 #define BASE	"schedule = 0 3 * * *\ncommand = backup\n"
 
 static const struct hash_case hash_cases[] = {
-	{ "identical", BASE, 1, 1 },
+	{ "identical", BASE, 1, 1, 1 },
 	{ "blanks around =", "schedule=0 3 * * *\ncommand   =   backup\n", 1,
+	    1, 1 },
+	{ "command", "schedule = 0 3 * * *\ncommand = backup --all\n", 1, 0,
 	    1 },
-	{ "command", "schedule = 0 3 * * *\ncommand = backup --all\n", 1, 0 },
-	{ "command continued", BASE "  --all\n", 1, 0 },
-	{ "description", BASE "description = nightly\n", 1, 0 },
-	{ "environment", BASE "environment = A=1\n", 1, 0 },
+	{ "command continued", BASE "  --all\n", 1, 0, 1 },
+	{ "description", BASE "description = nightly\n", 1, 0, 1 },
+	{ "environment", BASE "environment = A=1\n", 1, 0, 1 },
 	/* Enabled again means planned afresh: part of the schedule. */
-	{ "enabled", BASE "enabled = no\n", 0, 0 },
-	{ "enabled, same value", BASE "enabled = yes\n", 1, 0 },
-	{ "random_delay", BASE "random_delay = 1m\n", 1, 0 },
-	{ "workdir", BASE "workdir = /tmp\n", 1, 0 },
-	{ "schedule", "schedule = 0 4 * * *\ncommand = backup\n", 0, 0 },
+	{ "enabled", BASE "enabled = no\n", 0, 0, 1 },
+	{ "enabled, same value", BASE "enabled = yes\n", 1, 0, 1 },
+	{ "random_delay", BASE "random_delay = 1m\n", 1, 0, 0 },
+	{ "workdir", BASE "workdir = /tmp\n", 1, 0, 1 },
+	{ "schedule", "schedule = 0 4 * * *\ncommand = backup\n", 0, 0, 1 },
 	{ "schedule, same instants", "schedule = 0 3 * * 0-6\n"
-	    "command = backup\n", 0, 0 },
-	{ "timezone", BASE "timezone = Europe/Berlin\n", 0, 0 },
-	{ "timezone as the default", BASE "timezone = UTC\n", 1, 0 },
-	{ "dst_gap", BASE "dst_gap = skip\n", 0, 0 },
-	{ "dst_fold", BASE "dst_fold = both\n", 0, 0 },
-	{ "dst_gap auto", BASE "dst_gap = auto\n", 1, 0 },
+	    "command = backup\n", 0, 0, 1 },
+	{ "timezone", BASE "timezone = Europe/Berlin\n", 0, 0, 1 },
+	{ "timezone as the default", BASE "timezone = UTC\n", 1, 0, 1 },
+	{ "dst_gap", BASE "dst_gap = skip\n", 0, 0, 1 },
+	{ "dst_fold", BASE "dst_fold = both\n", 0, 0, 1 },
+	{ "dst_gap auto", BASE "dst_gap = auto\n", 1, 0, 1 },
 	/* Policies decide what becomes of instants, not which they are. */
-	{ "overlap", BASE "overlap = queue\n", 1, 0 },
-	{ "overlap, the default", BASE "overlap = skip\n", 1, 0 },
-	{ "queue_limit", BASE "queue_limit = 7\n", 1, 0 },
-	{ "max_parallel", BASE "max_parallel = 9\n", 1, 0 },
-	{ "misfire", BASE "misfire = catch_up\n", 1, 0 },
-	{ "misfire_grace", BASE "misfire_grace = 5m\n", 1, 0 },
-	{ "catch_up_limit", BASE "catch_up_limit = 5\n", 1, 0 },
-	{ "retries", BASE "retries = 3\n", 1, 0 },
-	{ "retry_delay", BASE "retry_delay = 1m\n", 1, 0 },
-	{ "retry_delay_max", BASE "retry_delay_max = 2h\n", 1, 0 },
-	{ "retry_on_exit", BASE "retry_on_exit = 75\n", 1, 0 },
-	{ "timeout", BASE "timeout = 1h\n", 1, 0 },
-	{ "kill_signal", BASE "kill_signal = INT\n", 1, 0 },
-	{ "kill_grace", BASE "kill_grace = 30s\n", 1, 0 },
-	{ "recover", BASE "recover = abandon\n", 1, 0 },
-	{ "on_failure", BASE "on_failure = mail root\n", 1, 0 },
-	{ "on_failure_timeout", BASE "on_failure_timeout = 1m\n", 1, 0 },
+	{ "overlap", BASE "overlap = queue\n", 1, 0, 0 },
+	{ "overlap, the default", BASE "overlap = skip\n", 1, 0, 1 },
+	{ "queue_limit", BASE "queue_limit = 7\n", 1, 0, 0 },
+	{ "max_parallel", BASE "max_parallel = 9\n", 1, 0, 0 },
+	{ "misfire", BASE "misfire = catch_up\n", 1, 0, 0 },
+	{ "misfire_grace", BASE "misfire_grace = 5m\n", 1, 0, 0 },
+	{ "catch_up_limit", BASE "catch_up_limit = 5\n", 1, 0, 0 },
+	{ "retries", BASE "retries = 3\n", 1, 0, 0 },
+	{ "retry_delay", BASE "retry_delay = 1m\n", 1, 0, 0 },
+	{ "retry_delay_max", BASE "retry_delay_max = 2h\n", 1, 0, 0 },
+	{ "retry_on_exit", BASE "retry_on_exit = 75\n", 1, 0, 0 },
+	{ "timeout", BASE "timeout = 1h\n", 1, 0, 0 },
+	{ "kill_signal", BASE "kill_signal = INT\n", 1, 0, 0 },
+	{ "kill_grace", BASE "kill_grace = 30s\n", 1, 0, 0 },
+	{ "recover", BASE "recover = abandon\n", 1, 0, 0 },
+	{ "on_failure", BASE "on_failure = mail root\n", 1, 0, 1 },
+	{ "on_failure_timeout", BASE "on_failure_timeout = 1m\n", 1, 0, 0 },
 	{ "expect_success_within", BASE "expect_success_within = 2d\n", 1,
-	    0 },
+	    0, 0 },
 	{ "every policy key", BASE "overlap = allow\nmisfire = skip\n"
 	    "retries = 5\ntimeout = 10m\nrecover = abandon\n"
-	    "kill_signal = KILL\nretry_on_exit = 1,2\n", 1, 0 },
+	    "kill_signal = KILL\nretry_on_exit = 1,2\n", 1, 0, 0 },
 };
 
 static void
@@ -1879,6 +1881,7 @@ test_hashes(void)
 			    hash_cases[i].sched_same);
 			T_EQ_INT(b->def_hash == v->def_hash,
 			    hash_cases[i].def_same);
+			T_EQ_INT(b->pol == v->pol, hash_cases[i].pol_same);
 		}
 		conf_free(c);
 	}
