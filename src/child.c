@@ -12,7 +12,8 @@
  * resolved in the parent by priv.c).  The signal handlers are the child's
  * own copy (no CLONE_SIGHAND), so resetting them leaves the daemon's
  * alone.
- * The parent blocked every signal around fork; here each disposition is
+ * The parent blocked every signal around fork; here each disposition the
+ * daemon changed (ignored or handled: child_signals_set, read once) is
  * reset to its default while still blocked, and only then is the mask
  * cleared, so no signal can run a daemon handler inside the child.
  *
@@ -23,7 +24,7 @@
  * descriptor but the status pipe, stdin from /dev/null (after the close:
  * the daemon may be at its descriptor limit), the descriptor limit tickd
  * started with (runner.c raises its own), switch credentials
- * (priv_switch), enter the working directory as the job's user (its home
+ * (priv_switch; not when they are the daemon's own), enter the working directory as the job's user (its home
  * when none is set; "/" when the home cannot be entered, as Debian's cron
  * does), run its only_if condition and wait for it (forked children
  * only), exec.
@@ -80,6 +81,14 @@ child_fail(const struct child_spec *cs, int status_fd,
 	_exit(127);
 }
 
+/* The kernel's struct sigaction, for the raw rt_sigaction. */
+struct child_ksigaction {
+	void		(*handler)(int);
+	unsigned long	  flags;
+	void		(*restorer)(void);
+	unsigned long	  mask;
+};
+
 /*
  * Reset one signal to its default disposition.  glibc's sigaction refuses
  * the two signals it reserves for itself (32 and 33), which a job would
@@ -89,13 +98,8 @@ child_fail(const struct child_spec *cs, int status_fd,
 static void
 child_default_signal(int sig)
 {
-	struct sigaction	sa;
-	struct {
-		void		(*handler)(int);
-		unsigned long	  flags;
-		void		(*restorer)(void);
-		unsigned long	  mask;
-	}			ksa;
+	struct sigaction	 sa;
+	struct child_ksigaction	 ksa;
 
 	sa.sa_handler = SIG_DFL;
 	sa.sa_flags = 0;
@@ -107,6 +111,39 @@ child_default_signal(int sig)
 	ksa.restorer = NULL;
 	ksa.mask = 0;
 	(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof ksa.mask);
+}
+
+/*
+ * The signals a job's child must set back to their default: those the
+ * daemon ignores (SIGPIPE, SIGXFSZ, and whatever it was started with
+ * ignored: an ignored signal stays ignored across execve) and those it
+ * handles (execve would reset them, but the child empties its mask
+ * before execve, and a daemon handler must never run in a child that
+ * shares the daemon's memory).  The rest already are at their default:
+ * of the 64 signals, the child resets a handful instead of every one.
+ * Read once, in the daemon, with the raw system call (glibc's sigaction
+ * hides 32 and 33); the daemon sets its dispositions before its first
+ * job starts and never changes them after.
+ */
+uint64_t
+child_signals_set(void)
+{
+	static uint64_t		 set;
+	static int		 known;
+	struct child_ksigaction	 ksa;
+	int			 sig;
+
+	if (known)
+		return set;
+	known = 1;
+	for (sig = 1; sig < NSIG && sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &ksa,
+		    sizeof ksa.mask) == -1 || ksa.handler != SIG_DFL)
+			set |= UINT64_C(1) << (sig - 1);
+	}
+	return set;
 }
 
 /* Close every descriptor from lo up, except keep.  Async-signal-safe. */
@@ -320,8 +357,8 @@ child_exec(const struct child_spec *cs)
 		child_fail(cs, status_fd, CHILD_SETSID);
 
 	/* Default dispositions (still blocked), then an empty mask. */
-	for (sig = 1; sig < NSIG; sig++) {
-		if (sig != SIGKILL && sig != SIGSTOP)
+	for (sig = 1; sig < NSIG && sig <= 64; sig++) {
+		if (cs->signals >> (sig - 1) & 1)
 			child_default_signal(sig);
 	}
 	(void)sigemptyset(&none);
@@ -355,7 +392,7 @@ child_exec(const struct child_spec *cs)
 	/* The daemon's raised descriptor limit is not the job's. */
 	if (cs->nofile != NULL)
 		(void)setrlimit(RLIMIT_NOFILE, cs->nofile);
-	if (priv_switch(cs->cred) == -1)
+	if (!cs->same_ids && priv_switch(cs->cred) == -1)
 		child_fail(cs, status_fd, CHILD_CREDENTIALS);
 	if (cs->workdir != NULL && chdir(cs->workdir) == -1 &&
 	    (!cs->workdir_home || chdir("/") == -1))

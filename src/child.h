@@ -41,6 +41,10 @@ struct child_spec {
 	int			 direct;
 	const char		*search;
 	const struct priv_cred	*cred;
+	int			 same_ids;	/* cred is the daemon's own: */
+						/* no switch (priv_is_self) */
+	uint64_t		 signals;	/* bit n-1: reset signal n */
+						/* (child_signals_set) */
 	const char		*workdir;
 	int			 workdir_home;	/* workdir is the user's home, */
 						/* "/" when it cannot be entered */
@@ -64,6 +68,7 @@ struct child_report {
 	int64_t	boot_ns;	/* CLOCK_BOOTTIME at the clone child's start */
 };
 
+uint64_t	 child_signals_set(void);
 void		 child_exec(const struct child_spec *)
 		     __attribute__((noreturn));
 const char	*child_stage_name(int);

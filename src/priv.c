@@ -206,6 +206,56 @@ priv_cred_free(struct priv_cred *c)
 }
 
 /*
+ * Whether c is who the daemon already is: its user and group as real
+ * and effective ids, and the same supplementary groups.  Then the child
+ * need not switch (priv_switch would set what is there: five system
+ * calls in every job's child).  The daemon's ids are read once: it never
+ * changes them.
+ */
+int
+priv_is_self(const struct priv_cred *c)
+{
+	static int	 known, n;
+	static uid_t	 uid;
+	static gid_t	 gid, *groups;
+	int		 i, j;
+
+	if (!known) {
+		known = 1;
+		uid = getuid();
+		gid = getgid();
+		n = -1;			/* ids that differ: never self */
+		if (uid == geteuid() && gid == getegid() &&
+		    (n = getgroups(0, NULL)) >= 0) {
+			groups = xreallocarray(NULL, (size_t)n + 1,
+			    sizeof *groups);
+			if ((n = getgroups(n, groups)) < 0)
+				n = -1;
+		}
+	}
+	if (n < 0 || c->uid != uid || c->gid != gid)
+		return 0;
+	/*
+	 * The same sets, each way; the primary group counts as in both (the
+	 * kernel checks it before the list: root's list is often empty for
+	 * the daemon, [0] for the job's user).
+	 */
+	for (i = 0; i < c->ngroups; i++) {
+		for (j = 0; j < n && groups[j] != c->groups[i]; j++)
+			;
+		if (j == n && c->groups[i] != gid)
+			return 0;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < c->ngroups && c->groups[j] != groups[i]; j++)
+			;
+		if (j == c->ngroups && groups[i] != gid)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Become the credential's user.  Runs between fork and exec:
  * async-signal-safe calls only.  Without root, only checks that the ids
  * already match.  Returns 0, or -1 with errno set.

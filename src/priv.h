@@ -23,6 +23,7 @@ int	priv_lookup_as(uid_t, gid_t, const char *, const char *,
 	    struct priv_cred *, char **);
 void	priv_cred_copy(struct priv_cred *, struct priv_cred *);
 void	priv_cred_free(struct priv_cred *);
+int	priv_is_self(const struct priv_cred *);
 int	priv_switch(const struct priv_cred *);
 
 #endif /* TICKD_PRIV_H */

@@ -748,6 +748,8 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 		cs.envp = spec->envp;
 	}
 	cs.cred = spec->cred;
+	cs.same_ids = priv_is_self(spec->cred);
+	cs.signals = child_signals_set();
 	cs.workdir = spec->workdir;
 	cs.workdir_home = spec->workdir_home;
 	cs.condition = spec->condition;

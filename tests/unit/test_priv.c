@@ -283,6 +283,74 @@ switch_run(const struct switch_case *sc)
 	priv_cred_free(&c);
 }
 
+/*
+ * priv_is_self: the daemon's own ids and groups (in any order, each way
+ * a set, the primary group in it or not) need no switch; anything else
+ * does.
+ */
+struct self_case {
+	const char	*name;
+	int		 uid_delta, gid_delta;	/* added to our ids */
+	int		 groups;	/* 0 ours, 1 reversed, 2 one more, */
+					/* 3 one fewer, 4 first repeated, */
+					/* 5 ours and the primary one */
+	int		 self;
+};
+
+static const struct self_case self_cases[] = {
+	{ "our ids and groups", 0, 0, 0, 1 },
+	{ "our groups reversed", 0, 0, 1, 1 },
+	{ "another uid", 1, 0, 0, 0 },
+	{ "another gid", 0, 1, 0, 0 },
+	{ "a group more", 0, 0, 2, 0 },
+	{ "a group fewer", 0, 0, 3, 0 },
+	{ "a group repeated for the last one", 0, 0, 4, 0 },
+	{ "the primary group in the list too", 0, 0, 5, 1 },
+};
+
+static void
+test_is_self(void)
+{
+	struct priv_cred	 c;
+	gid_t			 own[256], g[258];
+	const struct self_case	*t;
+	size_t			 i;
+	int			 n, j;
+
+	n = getgroups(256, own);
+	T_RUN("priv_is_self: getgroups");
+	if (!T_TRUE(n >= 0))
+		return;
+	for (i = 0; i < sizeof self_cases / sizeof self_cases[0]; i++) {
+		t = &self_cases[i];
+		T_RUN(t->name);
+		memset(&c, 0, sizeof c);
+		c.uid = getuid() + (uid_t)t->uid_delta;
+		c.gid = getgid() + (gid_t)t->gid_delta;
+		c.groups = g;
+		c.ngroups = n;
+		for (j = 0; j < n; j++)
+			g[j] = t->groups == 1 ? own[n - 1 - j] : own[j];
+		if (t->groups == 2)
+			g[c.ngroups++] = 12345;
+		if (t->groups == 5)
+			g[c.ngroups++] = getgid();
+		if (t->groups == 3) {	/* leave out one not primary */
+			for (j = 0; j < n && g[j] == getgid(); j++)
+				;
+			if (j == n)
+				continue;
+			g[j] = g[--c.ngroups];
+		}
+		if (t->groups == 4 && (n < 2 || own[n - 1] == getgid() ||
+		    own[0] == own[n - 1]))
+			continue;	/* needs two groups, the last not primary */
+		if (t->groups == 4)
+			g[n - 1] = g[0];
+		T_EQ_INT(priv_is_self(&c), t->self);
+	}
+}
+
 /* Not root: priv_switch to one's own ids succeeds, to others fails. */
 static void
 test_switch_self(void)
@@ -421,6 +489,7 @@ main(void)
 		lookup_run(&lookup_cases[i]);
 	test_copy();
 	test_switch_self();
+	test_is_self();
 	test_unprivileged();
 	for (i = 0; i < sizeof switch_cases / sizeof switch_cases[0]; i++)
 		switch_run(&switch_cases[i]);
