@@ -211,8 +211,7 @@ fuzz_check_job(const struct job_def *d, const uint8_t *data, size_t size,
 		if (k->section != CONF_SEC_JOB || (k->type != CONF_T_DURATION &&
 		    k->type != CONF_T_COUNT && k->type != CONF_T_SIZE))
 			continue;
-		v = *(const int64_t *)(const void *)((const char *)d +
-		    k->offset);
+		v = *(const int64_t *)conf_key_addr(k, d);
 		/* A key without a default may be unset (limits: -1). */
 		FUZZ_CHECK((v >= k->min && v <= k->max) || (k->def == NULL &&
 		    v == CGROUP_UNSET), "job %s: %s = %lld "
