@@ -24,9 +24,9 @@
  * descriptor but the status pipe, stdin from /dev/null (after the close:
  * the daemon may be at its descriptor limit), the descriptor limit tickd
  * started with (runner.c raises its own), switch credentials
- * (priv_switch; not when they are the daemon's own), enter the working directory as the job's user (its home
- * when none is set; "/" when the home cannot be entered, as Debian's cron
- * does), run its only_if condition and wait for it (forked children
+ * (priv_switch; not when they are the daemon's own), enter the working
+ * directory as the job's user (its home when none is set; "/" when the
+ * home cannot be entered, as Debian's cron does), run its only_if condition and wait for it (forked children
  * only), exec.
  * A command without shell syntax (shwords.c) is exec'd directly, as
  * dash (Debian's /bin/sh) would exec it: a name searched in the job's

@@ -206,8 +206,8 @@ priv_cred_free(struct priv_cred *c)
 }
 
 /*
- * Whether c is who the daemon already is: its user and group as real
- * and effective ids, and the same supplementary groups.  Then the child
+ * Whether c is who the daemon already is: its user and group as real,
+ * effective and saved ids, and the same supplementary groups.  Then the child
  * need not switch (priv_switch would set what is there: five system
  * calls in every job's child).  The daemon's ids are read once: it never
  * changes them.
@@ -218,14 +218,17 @@ priv_is_self(const struct priv_cred *c)
 	static int	 known, n;
 	static uid_t	 uid;
 	static gid_t	 gid, *groups;
+	uid_t		 euid, suid;
+	gid_t		 egid, sgid;
 	int		 i, j;
 
 	if (!known) {
 		known = 1;
-		uid = getuid();
-		gid = getgid();
 		n = -1;			/* ids that differ: never self */
-		if (uid == geteuid() && gid == getegid() &&
+		/* A saved id of root could be regained: all three alike. */
+		if (getresuid(&uid, &euid, &suid) == 0 &&
+		    getresgid(&gid, &egid, &sgid) == 0 &&
+		    uid == euid && uid == suid && gid == egid && gid == sgid &&
 		    (n = getgroups(0, NULL)) >= 0) {
 			groups = xreallocarray(NULL, (size_t)n + 1,
 			    sizeof *groups);
