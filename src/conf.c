@@ -1771,7 +1771,6 @@ conf_limits_check(const struct conf *c, const struct job_def *d,
 	return bad;
 }
 
-/* A load's context for c's user (conf_load_jobs_dir, conf_job_parse). */
 /* The bytes of a job_policy compared and hashed: all but refs and text. */
 #define POLICY_FROM	offsetof(struct job_policy, random_delay)
 #define POLICY_LEN	(offsetof(struct job_policy, recover) + \
@@ -1840,6 +1839,7 @@ conf_policy_intern(struct conf_loading *L, struct job_policy *p)
 	return p;
 }
 
+/* A load's context for c's user (conf_load_jobs_dir, conf_job_parse). */
 static void
 conf_loading_init(struct conf_loading *L, const struct conf *c)
 {
