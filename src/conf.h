@@ -49,11 +49,6 @@ struct conf_causes {
 };
 
 /*
- * One job as defined in a job file.  Plain data; conf owns it.  id, file
- * and timezone are shared strings (xstrshare: the jobs of a file hold one
- * copy of its path, the daemon's job one of its id).
- */
-/*
  * A job's policies (tickd.job(5), "POLICIES") and other values that most
  * jobs leave at their defaults: one copy for the jobs whose values are
  * equal (conf.c interns them per load: 100,000 jobs hold a few copies,
@@ -90,6 +85,11 @@ struct job_policy {
 /* A key's offset in struct job_policy, not job_def (conf_table.c). */
 #define CONF_IN_POLICY	((size_t)1 << 24)
 
+/*
+ * One job as defined in a job file.  Plain data; conf owns it.  id, file
+ * and timezone are shared strings (xstrshare: the jobs of a file hold one
+ * copy of its path, the daemon's job one of its id).
+ */
 struct job_def {
 	char			*id;		/* section name */
 	char			*file;		/* the job file */
