@@ -1470,38 +1470,16 @@ join(char *const *v, size_t n, const char *prefix)
 	return b.p;
 }
 
-/* The number fields of a job's policies (struct job_policy), by name. */
-static const struct {
-	const char	*name;
-	size_t		 offset;
-} num_fields[] = {
-	{ "queue_limit", offsetof(struct job_policy, queue_limit) },
-	{ "max_parallel", offsetof(struct job_policy, max_parallel) },
-	{ "misfire_grace", offsetof(struct job_policy, misfire_grace) },
-	{ "catch_up_limit", offsetof(struct job_policy, catch_up_limit) },
-	{ "retries", offsetof(struct job_policy, retries) },
-	{ "retry_delay", offsetof(struct job_policy, retry_delay) },
-	{ "retry_delay_max", offsetof(struct job_policy, retry_delay_max) },
-	{ "timeout", offsetof(struct job_policy, timeout) },
-	{ "kill_grace", offsetof(struct job_policy, kill_grace) },
-	{ "on_failure_timeout", offsetof(struct job_policy,
-	    on_failure_timeout) },
-	{ "expect_success_within", offsetof(struct job_policy,
-	    expect_success_within) },
-};
-
-/* The number field f of a job, or NULL. */
+/* The number field f of a job (a job key of conf_table), or NULL. */
 static const int64_t *
 num_field(const struct job_def *d, const char *f)
 {
-	size_t i;
+	const struct conf_key *k = conf_key_find(CONF_SEC_JOB, f);
 
-	for (i = 0; i < sizeof num_fields / sizeof num_fields[0]; i++) {
-		if (strcmp(num_fields[i].name, f) == 0)
-			return (const int64_t *)(const void *)((const char *)
-			    d->pol + num_fields[i].offset);
-	}
-	return NULL;
+	if (k == NULL || (k->type != CONF_T_DURATION && k->type !=
+	    CONF_T_COUNT))
+		return NULL;
+	return conf_key_addr(k, d);
 }
 
 /* A field of a job or of the conf, as text (caller frees). */
