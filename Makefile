@@ -108,8 +108,9 @@ BENCH_SRCS	= $(wildcard bench/bench_*.c)
 BENCH_BINS	= $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 CONFORMANCE	?= ../shared/conformance/run.sh
+NPROC		:= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps deps-long check check-long check-unit check-integration check-headers \
+.PHONY: all deps deps-long check check-build check-long check-unit check-integration check-headers \
 	check-purity check-docs lint-man conformance fuzz fuzz-run bench install \
 	uninstall clean run demo tzif-fixtures deps-systemd check-systemd
 
@@ -237,12 +238,16 @@ deps-bench:
 
 # --- tests ------------------------------------------------------------------
 
-check: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
-    $(B)/tools/nopidfd check-headers check-purity lint-man
+# The build runs on every core (a sub-make: `make deps check` stays in order).
+check:
+	@$(MAKE) --no-print-directory -j$(NPROC) check-build
 	@B=$(B) TICKCTL=$(CURDIR)/$(B)/tickctl TICKD=$(CURDIR)/$(B)/tickd \
 	    CONFORMANCE=$(CONFORMANCE) \
 	    bash tests/run.sh tests/conformance.sh $(UNIT_BINS) \
 	    $(FUZZ_REPLAY_TESTS) $(INTEG_TESTS) tests/docs.sh
+
+check-build: all $(UNIT_BINS) fuzz-replay-bins $(B)/tools/conf_keys \
+    $(B)/tools/nopidfd check-headers check-purity lint-man
 
 # Long soaks, crash campaigns, load tests and the process-group variants
 # of the recovery tests (minutes to hours): tests/long/*.sh.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run test programs and shell tests, TEST_JOBS at a time (default 4: most
+# Run test programs and shell tests, TEST_JOBS at a time (default 5: most
 # integration tests wait on the clock, not the CPU); print PASS/FAIL/SKIP
 # for each in the order given, keep the logs of failures only, and end
 # with "N passed, N failed".  Exit status 77 from a test means "skipped"
@@ -9,7 +9,7 @@
 # the logs of passing tests too: the long soaks print their figures there).
 B=${B:-build}
 logs=$B/test-logs
-jobs=${TEST_JOBS:-4}
+jobs=${TEST_JOBS:-5}
 timeout=${TEST_TIMEOUT:-300}
 case $B in	# the sanitizers triple the CPU (lib.sh's slow): two at a time
 */san)	jobs=${TEST_JOBS:-2} timeout=${TEST_TIMEOUT:-900} ;;
