@@ -91,7 +91,7 @@ DAEMON_OBJS	= $(DAEMON_SRCS:%.c=$(B)/%.o)
 CTL_OBJS	= $(CTL_SRCS:%.c=$(B)/%.o)
 TICKCTL_OBJS	= $(TICKCTL_SRCS:%.c=$(B)/%.o)
 TICKD_OBJS	= $(TICKD_SRCS:%.c=$(B)/%.o)
-LIBS		= $(LIBEV_LIBS) $(PKG_LIBS) -lm
+LIBS		= $(LIBEV_LIBS) $(PKG_LIBS) -lm -pthread
 
 UNIT_SRCS	= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	= $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)

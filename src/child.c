@@ -2,12 +2,14 @@
  * child.c -- the code that runs between fork and exec.
  *
  * WARNING: everything in child_exec runs in a child that usually shares
- * the daemon's memory (runner.c: clone(CLONE_VM | CLONE_VFORK), the daemon
- * suspended until exec), else in a forked one: async-signal-safe calls
- * only, and no write to anything but local variables, the report (errno
- * aside: the daemon reads it only when no child was made) and, for a
+ * the daemon's memory (runner.c: clone(CLONE_VM | CLONE_VFORK), the thread
+ * that made it suspended until exec, the daemon's other thread running
+ * on), else in a forked one: async-signal-safe calls only, and no write
+ * to anything but local variables, the report (errno aside: it is the
+ * suspended thread's, read only when no child was made) and, for a
  * command run without a shell, the spare slots of the argv and envp
- * vectors the runner made for this child alone (child.h).  No
+ * vectors the runner made for this child alone (child.h), in its spawn
+ * request, which nothing else touches until the child has exec'd.  No
  * malloc, no stdio, no logging, no name service (credentials were
  * resolved in the parent by priv.c).  The signal handlers are the child's
  * own copy (no CLONE_SIGHAND), so resetting them leaves the daemon's
@@ -35,8 +37,8 @@
  * like any program's; a file without #! (ENOEXEC) is given to /bin/sh.
  * A failure before the exec leaves {stage, errno} and exits 127: in the
  * daemon's memory
- * when the child shares it (the daemon, suspended until the exec or the
- * exit, reads it when clone returns), else on the close-on-exec status
+ * when the child shares it (the thread that made it, suspended until the
+ * exec or the exit, reads it when clone returns), else on the close-on-exec status
  * pipe, which a successful exec closes and the parent reads as EOF.
  *
  * DIAGNOSTICS: none here; the parent turns the report into a recorded
@@ -61,7 +63,7 @@
 /*
  * Report a failure to the parent and exit 127.  Async-signal-safe.  A
  * child that shares the daemon's memory writes the report where the
- * daemon, suspended until this child exits, will look (as posix_spawn
+ * thread that made it, suspended until this child exits, will look (as posix_spawn
  * does); a forked one writes it to the status pipe.
  */
 static void __attribute__((noreturn))

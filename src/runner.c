@@ -1,15 +1,21 @@
 /*
  * runner.c -- spawn job processes and follow them to the end.
  *
- * runner_spawn creates the job's process with every signal blocked
- * (child.c resets them): clone(CLONE_VM | CLONE_VFORK) as posix_spawn
- * does, or fork when the working directory is not known to be local
- * (runner_clone, mounts.c).  The daemon is the direct parent of each
+ * runner_spawn prepares a run in the loop and posts a request to the
+ * spawner, a thread that makes the output pipes and the process, in the
+ * order posted, and hands them back (runner_post, runner_made_drain), so
+ * that the loop goes on while a clone waits for its child's exec; on two
+ * CPUs or fewer (runner_spawner_choose), or with no thread to be had,
+ * the loop makes them.  The process is made with
+ * every signal blocked (child.c resets them): clone(CLONE_VM |
+ * CLONE_VFORK) as posix_spawn does, or fork when the working directory
+ * is not known to be local (runner_clone, mounts.c).  The daemon is the
+ * direct parent of each
  * job: no double fork, exit status and duration are always known.  Two
  * pipes per run, close-on-exec in the daemon: stdout and stderr (read
  * here, split into lines of at most RUNNER_PIECE_MAX bytes and logged, so
  * a 10 MiB line costs 4 KiB of memory).  A clone child leaves a failure
- * before exec in the daemon's memory, read when clone returns (the exec
+ * before exec in its request, read when clone returns (the exec
  * has happened or failed by then); a forked child reports on a third,
  * status pipe, whose EOF means exec succeeded.
  *
@@ -52,7 +58,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +86,7 @@
 #define RUNNER_GUARD	4096		/* its guard page */
 #define RUNNER_FDS_PER_RUN 2		/* output pipes held per run */
 #define RUNNER_FDS_KEPT	128		/* for the rest: runner_budget */
+#define RUNNER_WAKE_EVERY 32		/* made, at most, before a wake */
 
 /*
  * AddressSanitizer keeps a shadow of each thread's stack and cannot follow
@@ -107,6 +116,7 @@
 #endif
 
 static struct ev_loop	*runner_loop;
+static runner_cb	 runner_spawned;
 static runner_cb	 runner_started;
 static runner_cb	 runner_done;
 static void		(*runner_idle)(void *);
@@ -114,15 +124,108 @@ static void		*runner_arg;
 static size_t		 runner_nsweep;		/* sweepers waiting */
 static struct run	*runner_hash[RUNNER_HASH];
 static size_t		 runner_n;
-static char		*runner_stack;		/* the clone child's */
+static char		*runner_stack;		/* the clone children's */
 static struct rlimit	 runner_nofile;		/* tickd's, at start */
 static int		 runner_nofile_raised;
 static struct mounts	 runner_mounts;		/* runner_dir_local */
 static int		 runner_mounts_fd = -1;	/* /proc/self/mountinfo */
 static int		 runner_mounts_ok;
 
+/*
+ * The spawner.  A spawn request holds what its child reads, copied (a
+ * reload may free the job meanwhile): the child spec, its argv and
+ * environment vectors, the credential and the strings, in one block
+ * after the request; and the descriptor that puts the child in its
+ * cgroup.  The spawner makes the pipes (so that a request waiting holds
+ * no more descriptors than its run will: runner_budget) and the process,
+ * closes the child's ends, and hands back the daemon's.
+ */
+struct runner_req {
+	struct runner_req	*next;		/* to do, then made */
+	struct run		*r;
+	uint64_t		 seq;		/* posting order */
+	struct child_spec	 cs;
+	struct child_report	 report;	/* a clone child's */
+	struct priv_cred	 cred;
+	int			 join;		/* its cgroup.procs, or -1 */
+	int			 status;	/* a status pipe wanted (fork) */
+	char			*argv[4];	/* sh -c COMMAND */
+	char			**words;	/* or the command's words */
+	/* The spawner's answers. */
+	pid_t			 pid;		/* -1: none, stage says where */
+	int			 stage;		/* CHILD_PIPE or CHILD_FORK */
+	int			 error;
+	int			 fds[3];	/* stdout, stderr, status: ours */
+	int64_t			 started_ms, started_mono, pid_start;
+};
+
+/* A child reaped before its request came back (runner_reap). */
+struct runner_early {
+	pid_t		pid;
+	int		status;
+	struct rusage	ru;
+	uint64_t	posted;		/* requests posted when reaped */
+};
+
+static pthread_mutex_t	 runner_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t	 runner_cv = PTHREAD_COND_INITIALIZER;
+static struct runner_req *runner_todo;		/* under runner_mu */
+static struct runner_req **runner_todo_tail = &runner_todo;
+static struct runner_req *runner_made;		/* under runner_mu */
+static struct runner_req **runner_made_tail = &runner_made;
+static int		 runner_thread;		/* 1 started, -1 none */
+static int		 runner_slow;		/* TICKD_TEST_SPAWNER=slow */
+static ev_async		 runner_made_w;
+static ev_prepare	 runner_prepare_w;
+static int		 runner_unwoken;	/* made since the last wake */
+static uint64_t		 runner_posted;		/* requests posted */
+static size_t		 runner_inflight;	/* posted, not yet back */
+static struct runner_early *runner_earlies;
+static size_t		 runner_nearly;
+
 static void	runner_mounts_refresh(void);
 static void	runner_cgroup_watch(void);
+static void	runner_made_cb(struct ev_loop *, ev_async *, int);
+static void	runner_made_drain(void);
+static void	runner_prepare_cb(struct ev_loop *, ev_prepare *, int);
+static void	runner_early_add(pid_t, int, const struct rusage *);
+
+/*
+ * Whether a spawner thread is worth having: only when tickd may run on
+ * more than two CPUs.  On two, a burst's children keep both busy, and a
+ * second thread making them only adds its own cost (bench/README.md:
+ * 5 to 8% later at 1000 jobs on a 2-core host); the loop makes them.
+ * A test hook (t_daemon_spawner.sh) decides instead: TICKD_TEST_SPAWNER=
+ * none, no thread (as when none can be had); =thread, one; =slow, one
+ * that waits 200 ms after each process before handing it back, so that
+ * short jobs are reaped before their request is back and a stop finds
+ * their runs still spawning.
+ */
+static void
+runner_spawner_choose(void)
+{
+	const char	*v = getenv("TICKD_TEST_SPAWNER");
+	cpu_set_t	 cpus;
+	int		 n;
+
+	if (v != NULL && *v != '\0') {
+		if (strcmp(v, "none") == 0 || strcmp(v, "thread") == 0 ||
+		    strcmp(v, "slow") == 0) {
+			log_warn("TICKD_TEST_SPAWNER=%s: a test hook", v);
+			runner_thread = v[0] == 'n' ? -1 : 0;
+			runner_slow = v[0] == 's';
+			return;
+		}
+		log_warn("TICKD_TEST_SPAWNER=%s: not none, thread or slow, "
+		    "ignored", v);
+	}
+	n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) :
+	    (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (n <= 2) {
+		log_debug("%d CPUs: job processes are made in the loop", n);
+		runner_thread = -1;
+	}
+}
 
 /*
  * Set up the runner: the loop for its watchers, the callback told when a
@@ -130,10 +233,17 @@ static void	runner_cgroup_watch(void);
  * the one told when a sweep ended with nothing left (runner_busy 0).
  */
 void
-runner_init(struct ev_loop *loop, runner_cb started, runner_cb done,
-    void (*idle)(void *), void *arg)
+runner_init(struct ev_loop *loop, runner_cb spawned, runner_cb started,
+    runner_cb done, void (*idle)(void *), void *arg)
 {
 	runner_loop = loop;
+	ev_async_init(&runner_made_w, runner_made_cb);
+	ev_async_start(loop, &runner_made_w);
+	ev_prepare_init(&runner_prepare_w, runner_prepare_cb);
+	ev_set_priority(&runner_prepare_w, EV_MAXPRI);
+	ev_prepare_start(loop, &runner_prepare_w);
+	runner_spawner_choose();
+	runner_spawned = spawned;
 	/* Held from the start: counted in the idle descriptor budget. */
 	runner_mounts_refresh();
 	runner_started = started;
@@ -168,8 +278,10 @@ runner_init(struct ev_loop *loop, runner_cb started, runner_cb done,
  * How many runs may have a process at once with the descriptors tickd
  * has: each holds RUNNER_FDS_PER_RUN, and RUNNER_FDS_KEPT are left for
  * the rest: the daemon's own (about 20: store, lock, sockets, timers),
- * the exec-status pipes of a dispatch batch (up to 32, read in the next
- * loop iteration), on_failure commands, control clients and SQLite's
+ * the pipes of the process the spawner is making (a waiting request holds
+ * only its cgroup's descriptor: fewer than its run will), the exec-status
+ * pipes of a dispatch batch (up to 32, read in the next loop iteration),
+ * on_failure commands, control clients and SQLite's
  * temporary files.  Past it a pipe would fail with EMFILE, and the run
  * with it: the caller makes the rest wait instead.
  */
@@ -604,9 +716,10 @@ runner_child(void *arg)
  * clone(CLONE_VM | CLONE_VFORK) on a stack of its own, so that no page
  * table is copied and no page of the daemon is made copy-on-write (with
  * fork both grow with the daemon: at 1000 jobs in one second, most of its
- * CPU time).  The daemon is suspended until the child has exec'd or
- * exited, so one stack serves every spawn, and the child (child.c) writes
- * nothing but its own stack and its failure report.  Entering the working
+ * CPU time).  The thread that makes it (the spawner, or the loop when
+ * there is none) is suspended until the child has exec'd or exited, so
+ * one stack serves every spawn, and the child (child.c) writes nothing but
+ * its own stack and its failure report.  Entering the working
  * directory is the one step of the child that could block (a hung
  * network file system), so a directory not known to be local gets fork,
  * as does everything when no stack can be had (and under
@@ -675,41 +788,481 @@ runner_start_tick(pid_t pid, int64_t boot0, int64_t boot1)
 	return track_pid_start(pid);		/* a zombie still has it */
 }
 
+/* Close both ends of a pipe, if it was made. */
+static void
+runner_close_pair(int p[2])
+{
+	if (p[0] != -1) {
+		(void)close(p[0]);
+		(void)close(p[1]);
+	}
+}
+
+/* Round n up to a multiple of a pointer's size. */
+#define RUNNER_ALIGN(n)	(((n) + sizeof(void *) - 1) & ~(sizeof(void *) - 1))
+
 /*
- * Start the run's process.  Returns 0 (r->pid set; its end arrives through
- * the done callback), or -1 with *cause set when no process exists.
+ * A request for spec, words its command's words (or NULL: /bin/sh -c):
+ * the environment vector (with its spare slot), the groups and every
+ * string the child reads are copied into the request's own block.
+ */
+static struct runner_req *
+runner_req_new(const struct runner_spec *spec, char **words)
+{
+	struct runner_req	*q;
+	const struct priv_cred	*c = spec->cred;
+	size_t			 nenv, size, i, len;
+	char			*p, **envv;
+
+	size = RUNNER_ALIGN(sizeof *q);
+	for (nenv = 0; spec->envp[nenv] != NULL; nenv++)
+		size += strlen(spec->envp[nenv]) + 1;
+	size = RUNNER_ALIGN(size) + (nenv + 2) * sizeof *envv;
+	size += (size_t)c->ngroups * sizeof *c->groups;
+	if (spec->workdir != NULL)
+		size += strlen(spec->workdir) + 1;
+	if (spec->condition != NULL)
+		size += strlen(spec->condition) + 1;
+	if (words == NULL)
+		size += strlen(spec->command) + 1;
+	q = xcalloc(1, size);
+	p = (char *)q + RUNNER_ALIGN(sizeof *q);
+	envv = (char **)p;
+	p += (nenv + 2) * sizeof *envv;
+	q->cred.uid = c->uid;
+	q->cred.gid = c->gid;
+	q->cred.ngroups = c->ngroups;
+	if (c->ngroups > 0) {
+		q->cred.groups = (gid_t *)p;
+		memcpy(p, c->groups, (size_t)c->ngroups * sizeof *c->groups);
+		p += (size_t)c->ngroups * sizeof *c->groups;
+	}
+	q->cs.search = NULL;
+	for (i = 0; i < nenv; i++) {
+		len = strlen(spec->envp[i]) + 1;
+		envv[i] = memcpy(p, spec->envp[i], len);
+		p += len;
+		if (strncmp(envv[i], "PATH=", 5) == 0)
+			q->cs.search = envv[i] + 5;
+	}
+	envv[nenv] = envv[nenv + 1] = NULL;
+	if (spec->workdir != NULL) {
+		len = strlen(spec->workdir) + 1;
+		q->cs.workdir = memcpy(p, spec->workdir, len);
+		p += len;
+	}
+	if (spec->condition != NULL) {
+		len = strlen(spec->condition) + 1;
+		q->cs.condition = memcpy(p, spec->condition, len);
+		p += len;
+	}
+	q->cs.envp = envv;
+	q->words = words;
+	q->cs.direct = words != NULL;
+	if (q->cs.direct) {
+		q->cs.path = NULL;
+		q->cs.argv = words + 1;
+	} else {
+		len = strlen(spec->command) + 1;
+		q->argv[0] = (char *)"sh";
+		q->argv[1] = (char *)"-c";
+		q->argv[2] = memcpy(p, spec->command, len);
+		q->argv[3] = NULL;
+		q->cs.path = "/bin/sh";
+		q->cs.argv = q->argv;
+		q->cs.search = NULL;
+	}
+	q->cs.cred = &q->cred;
+	q->cs.same_ids = priv_is_self(spec->cred);
+	q->cs.signals = child_signals_set();
+	q->cs.workdir_home = spec->workdir_home;
+	q->cs.nofile = runner_nofile_raised ? &runner_nofile : NULL;
+	q->fds[0] = q->fds[1] = q->fds[2] = -1;
+	q->join = -1;
+	q->pid = -1;
+	q->pid_start = -1;
+	return q;
+}
+
+static void
+runner_req_free(struct runner_req *q)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (q->fds[i] != -1)
+			(void)close(q->fds[i]);
+	}
+	if (q->join != -1)
+		(void)close(q->join);
+	free(q->words);
+	free(q);
+}
+
+/*
+ * Make a request's pipes and process, and close the child's ends (and
+ * its cgroup's descriptor) once it has its copies; the daemon's ends go
+ * back in q->fds.  In the spawner thread (every signal blocked since it
+ * began), or in the loop when there is none.
+ */
+static void
+runner_make(struct runner_req *q, int spawner)
+{
+	int		out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	int		st[2] = { -1, -1 };
+	sigset_t	all, old;
+	int64_t		boot0 = 0, boot1 = 0;
+
+	q->started_ms = clock_wall_ms();
+	q->started_mono = clock_mono_ms();
+	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
+	    (q->status && pipe2(st, O_CLOEXEC) == -1)) {
+		/* EMFILE: each running job holds two descriptors here. */
+		q->stage = CHILD_PIPE;
+		q->error = errno;
+		goto out;
+	}
+	q->cs.out_fd = out[1];
+	q->cs.err_fd = err[1];
+	q->cs.status_fd = st[1];
+	/* No signal may run a daemon handler in the child. */
+	if (!spawner) {
+		(void)sigfillset(&all);
+		(void)sigprocmask(SIG_SETMASK, &all, &old);
+	}
+	boot0 = clock_boot_ns();
+	q->pid = runner_clone(&q->cs);
+	q->error = errno;
+	boot1 = q->cs.report != NULL && q->pid != -1 ? q->report.boot_ns :
+	    clock_boot_ns();
+	if (!spawner)
+		(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	if (q->pid == -1) {
+		/* EAGAIN: RLIMIT_NPROC, a pids cgroup, threads-max. */
+		q->stage = CHILD_FORK;
+		goto out;
+	}
+	/* A clone child has exec'd or exited, a forked one has its copy. */
+	q->fds[0] = out[0];
+	q->fds[1] = err[0];
+	q->fds[2] = st[0];
+	(void)close(out[1]);
+	(void)close(err[1]);
+	if (st[1] != -1)
+		(void)close(st[1]);
+	out[0] = err[0] = st[0] = -1;
+	(void)fcntl(q->fds[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(q->fds[1], F_SETFL, O_NONBLOCK);
+	if (q->fds[2] != -1)
+		(void)fcntl(q->fds[2], F_SETFL, O_NONBLOCK);
+out:
+	if (q->join != -1)
+		(void)close(q->join);
+	q->join = -1;
+	runner_close_pair(out);
+	runner_close_pair(err);
+	runner_close_pair(st);
+	/* After the closes: at its descriptor limit, tickd needs one. */
+	if (q->pid != -1)
+		q->pid_start = runner_start_tick(q->pid, boot0, boot1);
+}
+
+/*
+ * The spawner thread: makes the processes of the requests in the order
+ * they were posted and hands each back to the loop (runner_made_cb).
+ * It calls nothing of the loop's but ev_async_send, logs nothing, and
+ * lives as long as the daemon.
+ */
+static void *
+runner_spawner(void *arg)
+{
+	struct runner_req	*q;
+	int			 wake;
+
+	(void)arg;
+	for (;;) {
+		(void)pthread_mutex_lock(&runner_mu);
+		while (runner_todo == NULL)
+			(void)pthread_cond_wait(&runner_cv, &runner_mu);
+		q = runner_todo;
+		if ((runner_todo = q->next) == NULL)
+			runner_todo_tail = &runner_todo;
+		(void)pthread_mutex_unlock(&runner_mu);
+
+		runner_make(q, 1);
+		if (runner_slow)	/* its child ends before it is back */
+			(void)nanosleep(&(struct timespec){ 0, 200000000 },
+			    NULL);
+
+		(void)pthread_mutex_lock(&runner_mu);
+		q->next = NULL;
+		*runner_made_tail = q;
+		runner_made_tail = &q->next;
+		/*
+		 * Wake the loop at the end of the queue, or every
+		 * RUNNER_WAKE_EVERY: within a burst it wakes often enough for
+		 * its children's output and ends, and takes what is made
+		 * back then (runner_prepare_cb), with one store commit for
+		 * them all instead of a loop iteration (and a commit) each.
+		 */
+		wake = runner_todo == NULL || runner_slow ||
+		    ++runner_unwoken >= RUNNER_WAKE_EVERY;
+		if (wake)
+			runner_unwoken = 0;
+		(void)pthread_mutex_unlock(&runner_mu);
+		if (wake)
+			ev_async_send(runner_loop, &runner_made_w);
+	}
+	return NULL;
+}
+
+/*
+ * Start the spawner thread, with every signal blocked: the loop's
+ * signals (SIGCHLD, SIGTERM, SIGHUP) go to the loop, and its children
+ * begin with every signal blocked (child.c).  Without a thread the loop
+ * makes each process itself.
+ */
+static void
+runner_spawner_start(void)
+{
+	pthread_attr_t	attr;
+	pthread_t	tid;
+	sigset_t	all, old;
+	int		e;
+
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	(void)pthread_attr_init(&attr);
+	(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* It runs runner_make and little else (more under the sanitizers). */
+	(void)pthread_attr_setstacksize(&attr, 256 * 1024 +
+	    (size_t)PTHREAD_STACK_MIN);
+	e = pthread_create(&tid, &attr, runner_spawner, NULL);
+	(void)pthread_attr_destroy(&attr);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		log_warn("the spawner thread: %s: processes are made in the "
+		    "loop", strerror(e));
+		runner_thread = -1;
+	} else
+		runner_thread = 1;
+}
+
+/*
+ * Hand a request to the spawner, or, when there is none, make it now.
+ * Either way it comes back through runner_made_drain (woken by the
+ * spawner, or before the loop waits again: runner_prepare_cb), in the
+ * order posted, never before this returns.
+ */
+static void
+runner_post(struct runner_req *q)
+{
+	q->seq = runner_posted++;
+	q->next = NULL;
+	runner_inflight++;
+	if (runner_thread == 0)
+		runner_spawner_start();
+	if (runner_thread == 1) {
+		(void)pthread_mutex_lock(&runner_mu);
+		*runner_todo_tail = q;
+		runner_todo_tail = &q->next;
+		(void)pthread_cond_signal(&runner_cv);
+		(void)pthread_mutex_unlock(&runner_mu);
+		return;
+	}
+	runner_make(q, 0);
+	(void)pthread_mutex_lock(&runner_mu);
+	*runner_made_tail = q;
+	runner_made_tail = &q->next;
+	(void)pthread_mutex_unlock(&runner_mu);
+}
+
+/*
+ * A child was reaped that no run has, while requests are out: it may be
+ * one whose request has not come back yet (the spawner is between its
+ * clone and handing it back).  Kept until every request posted before
+ * now has come back; pids are never taken again so soon, but the order
+ * makes it exact.
+ */
+static void
+runner_early_add(pid_t pid, int status, const struct rusage *ru)
+{
+	struct runner_early *e;
+
+	log_debug("reaped pid %ld before its spawn request came back",
+	    (long)pid);
+	runner_earlies = xreallocarray(runner_earlies, runner_nearly + 1,
+	    sizeof *runner_earlies);
+	e = &runner_earlies[runner_nearly++];
+	e->pid = pid;
+	e->status = status;
+	e->ru = *ru;
+	e->posted = runner_posted;
+}
+
+/* Take a child reaped early for a request posted as seq, if any. */
+static int
+runner_early_take(pid_t pid, uint64_t seq, struct runner_early *out)
+{
+	size_t i;
+
+	for (i = 0; i < runner_nearly; i++) {
+		if (runner_earlies[i].pid == pid &&
+		    seq < runner_earlies[i].posted) {
+			*out = runner_earlies[i];
+			runner_earlies[i] = runner_earlies[--runner_nearly];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Request seq came back, and every one before it (they come back in
+ * order): forget the children reaped early that none still out can have
+ * made.  Those were no job's (reparented descendants).
+ */
+static void
+runner_early_forget(uint64_t seq)
+{
+	size_t i = 0;
+
+	while (i < runner_nearly) {
+		if (runner_earlies[i].posted <= seq + 1) {
+			log_debug("reaped pid %ld, not a job (a reparented "
+			    "descendant?)", (long)runner_earlies[i].pid);
+			runner_earlies[i] = runner_earlies[--runner_nearly];
+		} else
+			i++;
+	}
+}
+
+/*
+ * A request came back: its run has a process (or none could be made,
+ * and the run ends as a spawn failure).  A stop asked meanwhile is
+ * carried out now, and a child reaped before this is reaped now.
+ */
+static void
+runner_made_one(struct runner_req *q)
+{
+	struct run		*r = q->r;
+	struct runner_early	 e;
+	uint64_t		 seq = q->seq;
+	size_t			 slot;
+	int			 early;
+
+	runner_inflight--;
+	r->spawning = 0;
+	r->started_ms = q->started_ms;
+	r->started_mono = q->started_mono;
+	if (q->pid == -1) {
+		r->spawn_failed = 1;
+		r->report.stage = q->stage;
+		r->report.error = q->error;
+		r->reaped = 1;
+		r->wstatus = -1;
+		runner_req_free(q);
+		runner_n--;
+		runner_early_forget(seq);
+		runner_done(r, runner_arg);
+		return;
+	}
+	r->pid = q->pid;
+	r->pid_start = q->pid_start;
+	r->out.fd = q->fds[0];
+	r->err.fd = q->fds[1];
+	r->status_fd = q->fds[2];
+	q->fds[0] = q->fds[1] = q->fds[2] = -1;
+	ev_io_init(&r->out.w, runner_out_cb, r->out.fd, EV_READ);
+	ev_io_init(&r->err.w, runner_out_cb, r->err.fd, EV_READ);
+	r->out.w.data = r->err.w.data = r->status_w.data = r;
+	ev_io_start(runner_loop, &r->out.w);
+	ev_io_start(runner_loop, &r->err.w);
+	if (r->status_fd != -1) {
+		ev_io_init(&r->status_w, runner_status_cb, r->status_fd,
+		    EV_READ);
+		ev_io_start(runner_loop, &r->status_w);
+	}
+	slot = runner_slot(r->pid);
+	r->hnext = runner_hash[slot];
+	runner_hash[slot] = r;
+	runner_spawned(r, runner_arg);
+	/* A clone child has exec'd, or failed, by the time clone returns. */
+	if (q->cs.report != NULL)
+		runner_exec_known(r, q->report.stage != 0 ? &q->report : NULL);
+	if (r->stop_deferred)
+		runner_stop(r, r->kill_signal, r->kill_grace);
+	early = runner_early_take(q->pid, seq, &e);
+	runner_early_forget(seq);
+	runner_req_free(q);
+	if (early)
+		runner_reap(e.pid, e.status, &e.ru);
+}
+
+/* Take every request made back, in order. */
+static void
+runner_made_drain(void)
+{
+	struct runner_req *q, *next;
+
+	(void)pthread_mutex_lock(&runner_mu);
+	q = runner_made;
+	runner_made = NULL;
+	runner_made_tail = &runner_made;
+	(void)pthread_mutex_unlock(&runner_mu);
+	for (; q != NULL; q = next) {
+		next = q->next;
+		runner_made_one(q);
+	}
+}
+
+static void
+runner_made_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	runner_made_drain();
+}
+
+/*
+ * Before the loop waits: what the spawner made meanwhile comes back (its
+ * priority puts it before the server's, whose flush then records their
+ * pids).
+ */
+static void
+runner_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	if (runner_inflight > 0)
+		runner_made_drain();
+}
+
+/*
+ * Start the run's process: what can fail for the run alone is prepared
+ * here, in the loop (its cgroup, its words), and the pipes and the
+ * process are made by the spawner thread, so that the loop goes on
+ * meanwhile; its pid reaches the run, and the spawned callback, when the
+ * spawner hands it back (never before this returns).  Returns 0 (the
+ * run's end, even when no process could be made, arrives through the
+ * done callback), or -1 with *cause set when nothing could be prepared.
  */
 int
 runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 {
-	int			 out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	int			 st[2] = { -1, -1 }, saved, stage, use_clone;
-	int			 join = -1;
-	char			*argv[4], **words = NULL, **envv = NULL;
-	char			*why = NULL;
-	struct child_spec	 cs;
-	struct child_report	 report = { 0, 0, 0 };
-	sigset_t		 all, old;
-	pid_t			 pid;
-	size_t			 slot, n;
-	int64_t			 boot0, boot1;
+	struct runner_req	*q;
+	char			**words, *why = NULL;
+	int			 join = -1, use_clone;
 
 	/* Where its processes will be told apart (its cgroup). */
 	if (r->track->prepare(r, spec->limits, &join, cause) == -1) {
-		saved = 0;
-		stage = CHILD_TRACK;
-		goto fail;
-	}
-	/* A clone child reports into `report`: no status pipe. */
-	use_clone = spec->condition == NULL &&
-	    runner_can_clone(spec->workdir);
-	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
-	    (!use_clone && pipe2(st, O_CLOEXEC) == -1)) {
-		/* EMFILE: each running job holds two descriptors here. */
-		saved = errno;
-		stage = CHILD_PIPE;
-		*cause = xasprintf("pipe: %s", strerror(errno));
-		goto fail;
+		r->spawn_failed = 1;
+		r->report.stage = CHILD_TRACK;
+		r->report.error = 0;
+		r->spawn_why = xstrdup(*cause);
+		return -1;
 	}
 	/*
 	 * The program: the command's words when it needs no shell (shwords.c)
@@ -719,128 +1272,30 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	words = spec->exec ? shwords_exec_split(spec->command, 1, &why) :
 	    shwords_split(spec->command, 1);
 	if (words == NULL && spec->exec) {	/* checked at load */
-		saved = EINVAL;
-		stage = CHILD_EXEC;
 		*cause = xasprintf("exec: %s", why);
 		free(why);
-		goto fail;
-	}
-	cs.direct = words != NULL;
-	cs.search = NULL;
-	if (cs.direct) {
-		for (n = 0; spec->envp[n] != NULL; n++) {
-			if (strncmp(spec->envp[n], "PATH=", 5) == 0)
-				cs.search = spec->envp[n] + 5;
-		}
-		envv = xreallocarray(NULL, n + 2, sizeof *envv);
-		memcpy(envv, spec->envp, n * sizeof *envv);
-		envv[n] = envv[n + 1] = NULL;
-		cs.path = NULL;
-		cs.argv = words + 1;
-		cs.envp = envv;
-	} else {
-		argv[0] = (char *)"sh";
-		argv[1] = (char *)"-c";
-		argv[2] = (char *)spec->command;
-		argv[3] = NULL;
-		cs.path = "/bin/sh";
-		cs.argv = argv;
-		cs.envp = spec->envp;
-	}
-	cs.cred = spec->cred;
-	cs.same_ids = priv_is_self(spec->cred);
-	cs.signals = child_signals_set();
-	cs.workdir = spec->workdir;
-	cs.workdir_home = spec->workdir_home;
-	cs.condition = spec->condition;
-	cs.out_fd = out[1];
-	cs.err_fd = err[1];
-	cs.status_fd = st[1];
-	cs.report = use_clone ? &report : NULL;
-	cs.nofile = runner_nofile_raised ? &runner_nofile : NULL;
-	cs.join_fd = join;
-
-	/* No signal may run a daemon handler in the child. */
-	(void)sigfillset(&all);
-	(void)sigprocmask(SIG_SETMASK, &all, &old);
-	r->started_ms = clock_wall_ms();
-	r->started_mono = clock_mono_ms();
-	boot0 = clock_boot_ns();
-	pid = runner_clone(&cs);
-	saved = errno;
-	boot1 = use_clone && pid != -1 ? report.boot_ns : clock_boot_ns();
-	(void)sigprocmask(SIG_SETMASK, &old, NULL);
-	/* A clone child has exec'd or exited, a forked one has its copy. */
-	free(words);
-	free(envv);
-	words = envv = NULL;
-	if (pid == -1) {
-		/* EAGAIN: RLIMIT_NPROC, a pids cgroup, threads-max. */
-		stage = CHILD_FORK;
-		*cause = xasprintf("fork: %s", strerror(saved));
-		goto fail;
-	}
-
-	r->pid = pid;
-	if (join != -1)
-		(void)close(join);
-	(void)close(out[1]);
-	(void)close(err[1]);
-	if (st[1] != -1)
-		(void)close(st[1]);
-	r->pid_start = runner_start_tick(pid, boot0, boot1);
-	r->out.fd = out[0];
-	r->err.fd = err[0];
-	r->status_fd = st[0];
-	(void)fcntl(out[0], F_SETFL, O_NONBLOCK);
-	(void)fcntl(err[0], F_SETFL, O_NONBLOCK);
-	ev_io_init(&r->out.w, runner_out_cb, r->out.fd, EV_READ);
-	ev_io_init(&r->err.w, runner_out_cb, r->err.fd, EV_READ);
-	r->out.w.data = r->err.w.data = r->status_w.data = r;
-	ev_io_start(runner_loop, &r->out.w);
-	ev_io_start(runner_loop, &r->err.w);
-	if (st[0] != -1) {
-		(void)fcntl(st[0], F_SETFL, O_NONBLOCK);
-		ev_io_init(&r->status_w, runner_status_cb, r->status_fd,
-		    EV_READ);
-		ev_io_start(runner_loop, &r->status_w);
-	}
-
-	slot = runner_slot(pid);
-	r->hnext = runner_hash[slot];
-	runner_hash[slot] = r;
-	runner_n++;
-	/* A clone child has exec'd, or failed, by the time clone returns. */
-	if (use_clone)
-		runner_exec_known(r, report.stage != 0 ? &report : NULL);
-	return 0;
-
-fail:
-	/* No process: the report says why, as a child's would. */
-	free(words);
-	free(envv);
-	r->spawn_failed = 1;
-	r->report.stage = stage;
-	r->report.error = saved;
-	if (join != -1)
-		(void)close(join);
-	if (stage == CHILD_TRACK)
-		r->spawn_why = xstrdup(*cause);
-	else
+		if (join != -1)
+			(void)close(join);
 		r->track->release(r);
-	if (out[0] != -1) {
-		(void)close(out[0]);
-		(void)close(out[1]);
+		r->spawn_failed = 1;
+		r->report.stage = CHILD_EXEC;
+		r->report.error = EINVAL;
+		return -1;
 	}
-	if (err[0] != -1) {
-		(void)close(err[0]);
-		(void)close(err[1]);
-	}
-	if (st[0] != -1) {
-		(void)close(st[0]);
-		(void)close(st[1]);
-	}
-	return -1;
+	/* A clone child reports into its request: no status pipe. */
+	use_clone = spec->condition == NULL &&
+	    runner_can_clone(spec->workdir);
+	q = runner_req_new(spec, words);
+	q->r = r;
+	q->join = q->cs.join_fd = join;
+	q->status = !use_clone;
+	q->cs.report = use_clone ? &q->report : NULL;
+	r->spawning = 1;
+	r->started_ms = clock_wall_ms();	/* until the spawner's */
+	r->started_mono = clock_mono_ms();
+	runner_n++;
+	runner_post(q);
+	return 0;
 }
 
 /*
@@ -859,7 +1314,21 @@ runner_reap(pid_t pid, int status, const struct rusage *ru)
 		if ((*rp)->pid == pid)
 			break;
 	}
-	if ((r = *rp) == NULL) {
+	if ((r = *rp) == NULL && runner_inflight > 0) {
+		/* Made, but not yet back from the spawner? */
+		runner_made_drain();
+		for (rp = &runner_hash[runner_slot(pid)]; *rp != NULL;
+		    rp = &(*rp)->hnext) {
+			if ((*rp)->pid == pid)
+				break;
+		}
+		if (*rp == NULL && runner_inflight > 0) {
+			runner_early_add(pid, status, ru);
+			return;
+		}
+		r = *rp;
+	}
+	if (r == NULL) {
 		log_debug("reaped pid %ld, not a job (a reparented "
 		    "descendant?)", (long)pid);
 		return;
@@ -965,6 +1434,12 @@ runner_stop(struct run *r, int sig, double grace)
 		return;
 	r->kill_signal = sig;
 	r->kill_grace = grace;
+	if (r->spawning) {		/* when its process exists */
+		log_debug("job %s: run %s attempt %d: stopped once its "
+		    "process exists", r->job, r->run_id, r->attempt);
+		r->stop_deferred = 1;
+		return;
+	}
 	(void)runner_kill_tree(r, sig);
 	if (!ev_is_active(&r->kill_w)) {
 		ev_now_update(runner_loop);	/* the grace counts from now */

@@ -41,9 +41,11 @@ struct run {
 	int			 attempt;
 	int64_t			 scheduled_at;	/* Unix seconds */
 	int64_t			 due_ms;	/* lateness counts from here */
-	int64_t			 started_ms;	/* wall clock at fork */
-	int64_t			 started_mono;	/* monotonic ms at fork */
-	pid_t			 pid;
+	int64_t			 started_ms;	/* wall clock, as the spawner */
+	int64_t			 started_mono;	/* made it; monotonic ms */
+	pid_t			 pid;		/* -1 until the spawner's */
+	int			 spawning;	/* posted to the spawner */
+	int			 stop_deferred;	/* runner_stop while spawning */
 	int			 status_fd;
 	ev_io			 status_w;
 	int			 execd;		/* exec succeeded */
@@ -64,7 +66,8 @@ struct run {
 	ev_timer		 kill_w;	/* kill_grace, then SIGKILL */
 	int			 kill_signal;
 	double			 kill_grace;
-	double			 timeout_secs;	/* armed timeout, for messages */
+	double			 timeout_secs;	/* its timeout, armed once its */
+						/* process exists; 0 none */
 	int			 timed_out;	/* stopped by its timeout */
 	int			 replaced;	/* stopped by overlap = replace */
 	int			 stopped;	/* stopped by the shutdown */
@@ -110,7 +113,7 @@ struct runner_spec {
 typedef void (*runner_cb)(struct run *, void *);
 
 void		 runner_init(struct ev_loop *, runner_cb, runner_cb,
-		     void (*)(void *), void *);
+		     runner_cb, void (*)(void *), void *);
 struct run	*runner_new(const char *, const char *, const char *, int64_t,
 		     int, int64_t, int64_t);
 int		 runner_spawn(struct run *, const struct runner_spec *,

@@ -455,6 +455,7 @@ void	server_retry_cb(struct ev_loop *, ev_timer *, int);
 int64_t	server_retry_plan(struct server *, struct sjob *, const struct run *, struct server_outcome *, int64_t, char *, size_t);
 void	server_run_done(struct run *, void *);
 void	server_run_end(struct server *, struct run *, int);
+void	server_run_spawned(struct run *, void *);
 void	server_run_started(struct run *, void *);
 void	server_run_unlink(struct sjob *, struct run *);
 void	server_signal_cb(struct ev_loop *, ev_signal *, int);

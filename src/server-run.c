@@ -140,7 +140,6 @@ server_start(struct server *s, struct pending *p)
 	struct runner_spec	 spec;
 	struct envp		 env;
 	struct run		*r;
-	struct wq_item		*w;
 	char			*cause = NULL, *id;
 
 	server_test_stop(SERVER_TEST_CLAIM);	/* claimed, not forked */
@@ -215,9 +214,23 @@ server_start(struct server *s, struct pending *p)
 		if (s->cluster)
 			server_cluster_renewed(s);
 	}
-	server_timeout_arm(s, r, (double)d->pol->timeout,
-	    (double)d->pol->timeout);
+	r->timeout_secs = (double)d->pol->timeout;	/* once it runs */
+}
 
+/*
+ * A run's process exists (runner.c calls this when the spawner hands it
+ * back): its timeout counts from now, and its pid goes to the store, for
+ * a daemon that restarts after a crash to find it.
+ */
+void
+server_run_spawned(struct run *r, void *arg)
+{
+	struct server	*s = arg;
+	struct wq_item	*w;
+
+	server_timeout_arm(s, r, r->timeout_secs, r->timeout_secs);
+	if (r->hook)
+		return;
 	w = server_wq_add(s, WQ_STARTED);
 	w->rowid = r->rowid;
 	w->attempt = r->attempt;
@@ -850,8 +863,7 @@ server_hook(struct server *s, struct sjob *j, const char *status,
 	} else {
 		r->next_in_job = s->hooks;
 		s->hooks = r;
-		server_timeout_arm(s, r, (double)d->pol->on_failure_timeout,
-		    (double)d->pol->on_failure_timeout);
+		r->timeout_secs = (double)d->pol->on_failure_timeout;
 	}
 	envp_free(&env);
 }

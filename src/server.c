@@ -1869,8 +1869,8 @@ server_main(const char *path, int verbose)
 	s->loop = ev_loop_new(EVFLAG_AUTO);
 	if (s->loop == NULL)
 		fatalx("cannot initialise the event loop");
-	runner_init(s->loop, server_run_started, server_run_done, server_idle,
-	    s);
+	runner_init(s->loop, server_run_spawned, server_run_started,
+	    server_run_done, server_idle, s);
 	s->fd_budget = runner_budget();
 	server_slots_check(s);
 	server_watchers(s);
