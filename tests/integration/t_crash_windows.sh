@@ -27,17 +27,17 @@ stopped() {
 }
 
 # jobs2 A B: write the job file: A (recover = rerun) and B (recover
-# = abandon), both once at $t0.
+# = abandon), both once at $t0, running $rec and then CMD, if given.
 jobs2() {
 	write_job w.job <<EOF2
 [$1]
 schedule = $(at_cron "$t0")
-command = $rec
+command = $rec${3:+; $3}
 
 [$2]
 schedule = $(at_cron "$t0")
 recover = abandon
-command = $rec
+command = $rec${3:+; $3}
 EOF2
 }
 
@@ -95,7 +95,10 @@ invariants claim
 # --- reap: exited, reaped, end not queued ------------------------------------------
 t0=$(($(now) + 2 + slow))
 rm -f "$jobs/w.job"
-jobs2 rr ra
+# Each exits once both have run (10 s at most): the spawner has made both
+# processes when tickd reaps the first and stops, the whole of it.
+wait2='i=0; until [ -s @DIR@/rr.out ] && [ -s @DIR@/ra.out ] || [ $i -ge 1000 ]; do sleep 0.01; i=$((i + 1)); done'
+jobs2 rr ra "$wait2"
 daemon_start TICKD_TEST_STOP=reap
 wait_for "tickd to stop itself (reap)" 10 stopped
 expect_eq "reap: both ran" "$(cat "$dir/rr.out" "$dir/ra.out" 2>&1)" \
