@@ -194,7 +194,8 @@ static void	runner_early_add(pid_t, int, const struct rusage *);
  * Whether a spawner thread is worth having: only when tickd may run on
  * more than two CPUs.  On two, a burst's children keep both busy, and a
  * second thread making them only adds its own cost (bench/README.md:
- * 5 to 8% later at 1000 jobs on a 2-core host); the loop makes them.
+ * a 1000-job burst 9% later, with 12% more CPU, on a 2-core host); the
+ * loop makes them.
  * A test hook (t_daemon_spawner.sh) decides instead: TICKD_TEST_SPAWNER=
  * none, no thread (as when none can be had); =thread, one; =slow, one
  * that waits 200 ms after each process before handing it back, so that
