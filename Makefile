@@ -332,9 +332,9 @@ FUZZ_REPLAY_TESTS = tests/fuzz/t_fuzz_replay.sh
 # libraries (FUZZ_LIBS_) and linker options (FUZZ_WRAP_: fuzz_ctl_args
 # cuts tickctl's commands off from the store, the control socket and the
 # files they would read; see the file).
-FUZZ_SRCS_fuzz_conf = src/conf.c src/conf_table.c src/log.c src/priv.c
+FUZZ_SRCS_fuzz_conf = $(DAEMON_SRCS)
 FUZZ_ARCH_fuzz_conf = $(DLIB)
-FUZZ_LIBS_fuzz_conf = $(PKG_LIBS)
+FUZZ_LIBS_fuzz_conf = $(LIBEV_LIBS) $(PKG_LIBS) -pthread
 FUZZ_SRCS_fuzz_ctl_args = $(DAEMON_SRCS) $(CTL_SRCS)
 FUZZ_ARCH_fuzz_ctl_args = $(CLIB) $(DLIB)
 FUZZ_LIBS_fuzz_ctl_args = $(LIBEV_LIBS) $(PKG_LIBS)
