@@ -101,7 +101,7 @@ INTEG_FIRST	= $(addprefix tests/integration/,t_fault_time.sh \
 		  t_ctl_read.sh t_ctl_errors.sh t_fault_signals.sh \
 		  t_hostile_jobs.sh t_ctl_retention.sh t_fault_store.sh \
 		  t_fault_proc.sh t_pg_cluster.sh t_daemon_metrics.sh \
-		  t_pg_batch.sh t_pg_slow.sh t_crash.sh)
+		  t_pg_batch.sh t_pg_slow.sh t_crash.sh t_daemon_spawner.sh)
 INTEG_TESTS	= $(INTEG_FIRST) $(filter-out $(INTEG_FIRST), \
 		  $(wildcard tests/integration/t_*.sh))
 BENCH_SRCS	= $(wildcard bench/bench_*.c)

@@ -89,12 +89,12 @@ expect_eq "2: every p run made, stopped, recorded" "$(sql "SELECT count(*),
     r.reason = 'shutdown' AND a.signal = 15")" "12|12|1"
 expect_eq "2: nothing left running" "$(procs zz-sp)" ""
 
-# --- 3. thread, none and the default, with 100 quick jobs each -------------------------------
-burst 3 thread 2 100
-burst 4 none 1 100
+# --- 3. thread, none and the default, with 40 quick jobs each --------------------------------
+burst 3 thread 2 40
+burst 4 none 1 40
 # By default, a spawner only where tickd may use more than two CPUs.
 ncpu=$(nproc)
-burst 5 "" $([ "$ncpu" -gt 2 ] && echo 2 || echo 1) 100
+burst 5 "" $([ "$ncpu" -gt 2 ] && echo 2 || echo 1) 40
 [ "$ncpu" -gt 2 ] || log_has "tickd: debug: $ncpu CPUs: job processes are made in the loop" ||
     fail "5: the choice is not logged"
 done_ok
