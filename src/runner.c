@@ -60,11 +60,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ev.h>
@@ -148,7 +148,6 @@ struct runner_req {
 	struct child_report	 report;	/* a clone child's */
 	struct priv_cred	 cred;
 	int			 join;		/* its cgroup.procs, or -1 */
-	int			 status;	/* a status pipe wanted (fork) */
 	char			*argv[4];	/* sh -c COMMAND */
 	char			**words;	/* or the command's words */
 	/* The spawner's answers. */
@@ -601,6 +600,20 @@ runner_slot(pid_t pid)
 	return (size_t)pid % RUNNER_HASH;
 }
 
+/* Where the run of pid is in the hash, or its chain's NULL end. */
+static struct run **
+runner_find(pid_t pid)
+{
+	struct run **rp;
+
+	for (rp = &runner_hash[runner_slot(pid)]; *rp != NULL;
+	    rp = &(*rp)->hnext) {
+		if ((*rp)->pid == pid)
+			break;
+	}
+	return rp;
+}
+
 /* Close every descriptor a run holds. */
 static void
 runner_close_fds(struct run *r)
@@ -789,13 +802,22 @@ runner_start_tick(pid_t pid, int64_t boot0, int64_t boot1)
 	return track_pid_start(pid);		/* a zombie still has it */
 }
 
-/* Close both ends of a pipe, if it was made. */
+/*
+ * A pipe runner_make made, once the child has its copy: the child's
+ * (write) end is closed; the daemon's goes to q->fds[i], non-blocking,
+ * when there is a child, else it is closed too.
+ */
 static void
-runner_close_pair(int p[2])
+runner_keep_pair(struct runner_req *q, int i, int p[2])
 {
-	if (p[0] != -1) {
+	if (p[0] == -1)
+		return;
+	(void)close(p[1]);
+	if (q->pid == -1)
 		(void)close(p[0]);
-		(void)close(p[1]);
+	else {
+		(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+		q->fds[i] = p[0];
 	}
 }
 
@@ -813,7 +835,7 @@ runner_req_new(const struct runner_spec *spec, char **words)
 	struct runner_req	*q;
 	const struct priv_cred	*c = spec->cred;
 	size_t			 nenv, size, i, len;
-	char			*p, **envv;
+	char			*p, **envv, *path = NULL;
 
 	size = RUNNER_ALIGN(sizeof *q);
 	for (nenv = 0; spec->envp[nenv] != NULL; nenv++)
@@ -838,13 +860,12 @@ runner_req_new(const struct runner_spec *spec, char **words)
 		memcpy(p, c->groups, (size_t)c->ngroups * sizeof *c->groups);
 		p += (size_t)c->ngroups * sizeof *c->groups;
 	}
-	q->cs.search = NULL;
 	for (i = 0; i < nenv; i++) {
 		len = strlen(spec->envp[i]) + 1;
 		envv[i] = memcpy(p, spec->envp[i], len);
 		p += len;
 		if (strncmp(envv[i], "PATH=", 5) == 0)
-			q->cs.search = envv[i] + 5;
+			path = envv[i] + 5;
 	}
 	envv[nenv] = envv[nenv + 1] = NULL;
 	if (spec->workdir != NULL) {
@@ -861,7 +882,7 @@ runner_req_new(const struct runner_spec *spec, char **words)
 	q->words = words;
 	q->cs.direct = words != NULL;
 	if (q->cs.direct) {
-		q->cs.path = NULL;
+		q->cs.search = path;
 		q->cs.argv = words + 1;
 	} else {
 		len = strlen(spec->command) + 1;
@@ -871,7 +892,6 @@ runner_req_new(const struct runner_spec *spec, char **words)
 		q->argv[3] = NULL;
 		q->cs.path = "/bin/sh";
 		q->cs.argv = q->argv;
-		q->cs.search = NULL;
 	}
 	q->cs.cred = &q->cred;
 	q->cs.same_ids = priv_is_self(spec->cred);
@@ -917,7 +937,7 @@ runner_make(struct runner_req *q, int spawner)
 	q->started_ms = clock_wall_ms();
 	q->started_mono = clock_mono_ms();
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
-	    (q->status && pipe2(st, O_CLOEXEC) == -1)) {
+	    (q->cs.report == NULL && pipe2(st, O_CLOEXEC) == -1)) {
 		/* EMFILE: each running job holds two descriptors here. */
 		q->stage = CHILD_PIPE;
 		q->error = errno;
@@ -943,26 +963,17 @@ runner_make(struct runner_req *q, int spawner)
 		q->stage = CHILD_FORK;
 		goto out;
 	}
-	/* A clone child has exec'd or exited, a forked one has its copy. */
-	q->fds[0] = out[0];
-	q->fds[1] = err[0];
-	q->fds[2] = st[0];
-	(void)close(out[1]);
-	(void)close(err[1]);
-	if (st[1] != -1)
-		(void)close(st[1]);
-	out[0] = err[0] = st[0] = -1;
-	(void)fcntl(q->fds[0], F_SETFL, O_NONBLOCK);
-	(void)fcntl(q->fds[1], F_SETFL, O_NONBLOCK);
-	if (q->fds[2] != -1)
-		(void)fcntl(q->fds[2], F_SETFL, O_NONBLOCK);
 out:
+	/*
+	 * A clone child has exec'd or exited, a forked one has its copies:
+	 * the child's ends go, ours are kept if there is a child.
+	 */
+	runner_keep_pair(q, 0, out);
+	runner_keep_pair(q, 1, err);
+	runner_keep_pair(q, 2, st);
 	if (q->join != -1)
 		(void)close(q->join);
 	q->join = -1;
-	runner_close_pair(out);
-	runner_close_pair(err);
-	runner_close_pair(st);
 	/* After the closes: at its descriptor limit, tickd needs one. */
 	if (q->pid != -1)
 		q->pid_start = runner_start_tick(q->pid, boot0, boot1);
@@ -1138,6 +1149,15 @@ runner_early_forget(uint64_t seq)
 	}
 }
 
+/* No process for r: the report says why, as a failed child's would. */
+static void
+runner_no_process(struct run *r, int stage, int error)
+{
+	r->spawn_failed = 1;
+	r->report.stage = stage;
+	r->report.error = error;
+}
+
 /*
  * A request came back: its run has a process (or none could be made,
  * and the run ends as a spawn failure).  A stop asked meanwhile is
@@ -1157,9 +1177,7 @@ runner_made_one(struct runner_req *q)
 	r->started_ms = q->started_ms;
 	r->started_mono = q->started_mono;
 	if (q->pid == -1) {
-		r->spawn_failed = 1;
-		r->report.stage = q->stage;
-		r->report.error = q->error;
+		runner_no_process(r, q->stage, q->error);
 		r->reaped = 1;
 		r->wstatus = -1;
 		runner_req_free(q);
@@ -1259,9 +1277,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 
 	/* Where its processes will be told apart (its cgroup). */
 	if (r->track->prepare(r, spec->limits, &join, cause) == -1) {
-		r->spawn_failed = 1;
-		r->report.stage = CHILD_TRACK;
-		r->report.error = 0;
+		runner_no_process(r, CHILD_TRACK, 0);
 		r->spawn_why = xstrdup(*cause);
 		return -1;
 	}
@@ -1278,9 +1294,7 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 		if (join != -1)
 			(void)close(join);
 		r->track->release(r);
-		r->spawn_failed = 1;
-		r->report.stage = CHILD_EXEC;
-		r->report.error = EINVAL;
+		runner_no_process(r, CHILD_EXEC, EINVAL);
 		return -1;
 	}
 	/* A clone child reports into its request: no status pipe. */
@@ -1289,7 +1303,6 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 	q = runner_req_new(spec, words);
 	q->r = r;
 	q->join = q->cs.join_fd = join;
-	q->status = !use_clone;
 	q->cs.report = use_clone ? &q->report : NULL;
 	r->spawning = 1;
 	r->started_ms = clock_wall_ms();	/* until the spawner's */
@@ -1308,28 +1321,17 @@ runner_spawn(struct run *r, const struct runner_spec *spec, char **cause)
 void
 runner_reap(pid_t pid, int status, const struct rusage *ru)
 {
-	struct run	**rp, *r;
+	struct run	**rp = runner_find(pid), *r;
 
-	for (rp = &runner_hash[runner_slot(pid)]; *rp != NULL;
-	    rp = &(*rp)->hnext) {
-		if ((*rp)->pid == pid)
-			break;
-	}
-	if ((r = *rp) == NULL && runner_inflight > 0) {
+	if (*rp == NULL && runner_inflight > 0) {
 		/* Made, but not yet back from the spawner? */
 		runner_made_drain();
-		for (rp = &runner_hash[runner_slot(pid)]; *rp != NULL;
-		    rp = &(*rp)->hnext) {
-			if ((*rp)->pid == pid)
-				break;
-		}
-		if (*rp == NULL && runner_inflight > 0) {
+		if (*(rp = runner_find(pid)) == NULL && runner_inflight > 0) {
 			runner_early_add(pid, status, ru);
 			return;
 		}
-		r = *rp;
 	}
-	if (r == NULL) {
+	if ((r = *rp) == NULL) {
 		log_debug("reaped pid %ld, not a job (a reparented "
 		    "descendant?)", (long)pid);
 		return;
